@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `rdma link add` with bad input: each is refused with a clear error and
+# leaves nothing behind (no device, no reference on the netdev, no leak).
+#
+#   init_net
+#   +-------------------------------------------+
+#   | v0 <--veth--> v1    lo    t0 (tun, no L2)  |
+#   +-------------------------------------------+
+#
+# Runs in a guest (qemu/run-guest) as root.
+. "$(dirname "$0")/lib.sh"
+
+cleanup() {
+	for d in sroce0 sroce1 sroce2; do rdma link delete "$d" 2>/dev/null; done
+	ip link del v0 2>/dev/null
+	ip link del t0 2>/dev/null
+	sroce_unload 2>/dev/null
+}
+trap cleanup EXIT
+
+# Device names currently registered, one line.
+rdma_devs() {
+	ls /sys/class/infiniband 2>/dev/null | tr '\n' ' '
+}
+
+# kernel_said PATTERN: the kernel log explains a refusal.
+kernel_said() {
+	dmesg | tail -n 20 | grep -E "$1"
+}
+
+test_setup() {
+	sroce_load
+	sroce_provider_setup
+	ip link add v0 type veth peer name v1
+	ip link set v0 up
+	ip link set v1 up
+	ip tuntap add t0 mode tun
+	ip link set t0 up
+	[ -z "$(rdma_devs)" ]
+}
+
+test_missing_netdev() {
+	expect_fail rdma link add sroce0 type sroce netdev nosuchdev0
+	[ -z "$(rdma_devs)" ]
+}
+
+test_loopback() {
+	expect_fail rdma link add sroce0 type sroce netdev lo
+	kernel_said 'sroce.*lo'
+	[ -z "$(rdma_devs)" ]
+}
+
+test_not_ethernet() {
+	expect_fail rdma link add sroce0 type sroce netdev t0
+	kernel_said 'sroce.*t0'
+	[ -z "$(rdma_devs)" ]
+}
+
+test_twice_same_netdev() {
+	rdma link add sroce0 type sroce netdev v0
+	expect_fail rdma link add sroce1 type sroce netdev v0
+	kernel_said 'sroce.*v0'
+	[ "$(rdma_devs)" = "sroce0 " ]
+	rdma_dev_gone sroce1
+}
+
+test_duplicate_name() {
+	expect_fail rdma link add sroce0 type sroce netdev v1
+	[ "$(rdma_devs)" = "sroce0 " ]
+	# v1 has no device: a link with a fresh name on it works.
+	rdma link add sroce1 type sroce netdev v1
+	rdma link show sroce1/1 | grep -q 'netdev v1'
+}
+
+test_bad_name() {
+	expect_fail rdma link add "$(printf 'x%.0s' $(seq 1 80))" type sroce netdev v1
+	expect_fail rdma link delete nosuchdev0
+	[ "$(rdma_devs)" = "sroce0 sroce1 " ]
+}
+
+test_nothing_left() {
+	rdma link delete sroce0
+	rdma link delete sroce1
+	wait_for 10 rdma_dev_gone sroce0
+	wait_for 10 rdma_dev_gone sroce1
+	# Every refused attempt dropped its netdev reference: the netdevs go
+	# away at once and the module unloads.
+	ip link del v0
+	ip link del t0
+	timeout 20 rmmod sroce
+	! lsmod | grep -q '^sroce '
+}
+
+ktap_plan 8
+run_test "setup" test_setup
+run_test "missing netdev is refused" test_missing_netdev
+run_test "loopback netdev is refused" test_loopback
+run_test "non-Ethernet netdev is refused" test_not_ethernet
+run_test "second link on one netdev is refused" test_twice_same_netdev
+run_test "duplicate device name is refused" test_duplicate_name
+run_test "bad names are refused" test_bad_name
+run_test "nothing is left behind" test_nothing_left
+ktap_finish

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * device.c - the sroce device: creation, attributes, end of life.
+ *
+ * Life cycle:
+ *   sroce_dev_create()   ib_alloc_device, netdev_hold, ib_device_set_netdev,
+ *                        ib_register_device; then a port sync under RTNL.
+ *   (registered)         verbs; netdev events through main.c.
+ *   unregistration       by `rdma link delete`, by the netdev's
+ *                        NETDEV_UNREGISTER (queued), or by module exit
+ *                        (ib_unregister_driver); the core disables the
+ *                        device, removes its clients and objects, then calls
+ *                        sroce_dev_dealloc() and frees it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+#include <rdma/sroce-abi.h>
+
+#include "sroce.h"
+
+/**
+ * sroce_dev_create() - create and register a device bound to a netdev
+ * @name: the device name the user chose
+ * @ndev: the netdev, held by the caller for the duration of the call
+ *
+ * Return: 0 or a negative errno; on failure nothing is left behind.
+ */
+int sroce_dev_create(const char *name, struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+	struct ib_device *ibdev;
+	int ret;
+
+	sdev = ib_alloc_device(sroce_dev, ibdev);
+	if (!sdev)
+		return -ENOMEM;
+	ibdev = &sdev->ibdev;
+
+	/*
+	 * From here on ib_dealloc_device() undoes everything: it calls
+	 * ops.dealloc_driver (sroce_dev_dealloc(), which drops this reference)
+	 * and releases what ib_device_set_netdev() took.
+	 */
+	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+	sdev->ndev = ndev;
+	atomic_set(&sdev->pd_count, 0);
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
+
+	rtnl_lock();
+	/* Node GUID: EUI-64 of the MAC at creation; it does not follow it. */
+	addrconf_addr_eui48((u8 *)&ibdev->node_guid, ndev->dev_addr);
+	sroce_port_init(sdev);
+	rtnl_unlock();
+
+	ret = ib_device_set_netdev(ibdev, ndev, SROCE_PORT);
+	if (ret) {
+		pr_err("%s: cannot bind to %s: %d\n", name, netdev_name(ndev),
+		       ret);
+		goto err_dealloc;
+	}
+
+	ret = ib_register_device(ibdev, name, NULL);
+	if (ret) {
+		pr_err("%s: cannot register the device on %s: %d\n", name,
+		       netdev_name(ndev), ret);
+		goto err_dealloc;
+	}
+	pr_info("%s: created on %s\n", name, netdev_name(ndev));
+
+	/*
+	 * Until ib_register_device() returned, the notifier could not find the
+	 * device (ib_device_get_by_netdev() fails on unregistered devices):
+	 * catch up with what changed meanwhile.  Under RTNL, every later event
+	 * finds the device.  A netdev that started unregistering in the window
+	 * takes the device with it, as NETDEV_UNREGISTER would have done.
+	 */
+	rtnl_lock();
+	if (ndev->reg_state != NETREG_REGISTERED)
+		ib_unregister_device_queued(ibdev);
+	else
+		sroce_port_sync(sdev);
+	rtnl_unlock();
+	/* The device may be gone already: do not touch it any more. */
+	return 0;
+
+err_dealloc:
+	ib_dealloc_device(ibdev);
+	return ret;
+}
+
+/**
+ * sroce_dev_dealloc() - ops.dealloc_driver: last driver call for a device
+ * @ibdev: the device, unregistered (or never registered), with no objects
+ *
+ * The core frees the memory after this returns.
+ */
+void sroce_dev_dealloc(struct ib_device *ibdev)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+
+	/* The core destroyed every PD (and user context) before this call. */
+	WARN_ON(atomic_read(&sdev->pd_count));
+
+	netdev_put(sdev->ndev, &sdev->ndev_tracker);
+	sdev->ndev = NULL;
+}
+
+/**
+ * sroce_dev_query() - ops.query_device
+ * @ibdev: the device
+ * @attr: filled in
+ * @udata: driver-specific input and output; sroce has none
+ *
+ * Only what works is advertised.  Objects that do not exist yet (QP, CQ,
+ * SRQ, MR, MW, AH, multicast) have limits of 0, and no capability flag
+ * describes a feature of theirs.
+ *
+ * Return: 0, or -EINVAL when user space passes driver data.
+ */
+int sroce_dev_query(struct ib_device *ibdev, struct ib_device_attr *attr,
+		    struct ib_udata *udata)
+{
+	if (udata->inlen || udata->outlen)
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = (u64)SROCE_FW_VER_MAJOR << 32 |
+		       SROCE_FW_VER_MINOR << 16 | SROCE_FW_VER_SUB;
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->vendor_id = SROCE_VENDOR_ID;
+	/* Port state changes are reported with IB_EVENT_PORT_ACTIVE/ERR. */
+	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_SYS_IMAGE_GUID;
+	/* `rdma link delete` may remove the device. */
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->max_pd = SROCE_MAX_PD;
+	attr->max_pkeys = SROCE_PKEY_TBL_LEN;
+	return 0;
+}
+
+/**
+ * sroce_dev_get_fw_str() - ops.get_dev_fw_str
+ * @ibdev: the device
+ * @str: IB_FW_VERSION_NAME_MAX bytes
+ */
+void sroce_dev_get_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u", SROCE_FW_VER_MAJOR,
+		 SROCE_FW_VER_MINOR, SROCE_FW_VER_SUB);
+}

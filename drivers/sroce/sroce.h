@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce.h - objects and entry points shared by the files of sroce.ko, a
+ * software RoCEv2 device.
+ *
+ * Every object the driver allocates embeds its core counterpart as the first
+ * member, so the core can allocate it (INIT_RDMA_OBJ_SIZE) and the driver can
+ * get back with container_of() (to_sdev() and friends below).
+ */
+#ifndef SROCE_H
+#define SROCE_H
+
+#include <linux/atomic.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_verbs.h>
+
+/* The one physical port of every sroce device (IB ports count from 1). */
+#define SROCE_PORT		1
+
+/* GID table size per port; the core's RoCE GID manager fills it. */
+#define SROCE_GID_TBL_LEN	1024
+
+/* One P_Key, the default full-membership key; RoCE has no partitions. */
+#define SROCE_PKEY_TBL_LEN	1
+#define SROCE_DEFAULT_PKEY	0xffff
+
+/* Live protection domains per device, over all contexts. */
+#define SROCE_MAX_PD		0x10000
+
+/* No IEEE OUI: a software device, like the other software providers. */
+#define SROCE_VENDOR_ID		0xffffff
+
+/*
+ * There is no firmware; fw_ver reports the revision of the driver's device
+ * model, major.minor.sub, shown by get_dev_fw_str as "0.1.0".
+ */
+#define SROCE_FW_VER_MAJOR	0
+#define SROCE_FW_VER_MINOR	1
+#define SROCE_FW_VER_SUB	0
+
+/**
+ * struct sroce_dev - one RoCE device bound to one Ethernet netdev
+ * @ibdev: the core device; must stay first (ib_alloc_device())
+ * @ndev: the netdev carrying the device's traffic.  Set before registration
+ *	and constant until sroce_dev_dealloc(), which drops the reference taken
+ *	with netdev_hold() (@ndev_tracker).  Safe to dereference from any verb.
+ * @ndev_tracker: reference tracker for @ndev
+ * @port_active: the port state last reported to the core with
+ *	IB_EVENT_PORT_ACTIVE / IB_EVENT_PORT_ERR.  Written and read under RTNL
+ *	once the device is registered (sroce_port_sync()).
+ * @active_mtu: path MTU the port offers, derived from @ndev's MTU.  Written
+ *	under RTNL (sroce_port_sync()), read locklessly with READ_ONCE().
+ * @pd_count: live protection domains; atomic, bounded by SROCE_MAX_PD.
+ */
+struct sroce_dev {
+	struct ib_device ibdev;
+	struct net_device *ndev;
+	netdevice_tracker ndev_tracker;
+	bool port_active;
+	enum ib_mtu active_mtu;
+	atomic_t pd_count;
+};
+
+/**
+ * struct sroce_ucontext - a user context (one per open of the uverbs device)
+ * @ibuc: the core context; must stay first
+ *
+ * Nothing of its own yet: mmap entries will hang off it.
+ */
+struct sroce_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+/**
+ * struct sroce_pd - a protection domain
+ * @ibpd: the core PD; must stay first
+ */
+struct sroce_pd {
+	struct ib_pd ibpd;
+};
+
+static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct sroce_dev, ibdev);
+}
+
+static inline struct sroce_ucontext *to_suctx(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct sroce_ucontext, ibuc);
+}
+
+static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct sroce_pd, ibpd);
+}
+
+/* verbs.c: the ib_device_ops table of every sroce device */
+extern const struct ib_device_ops sroce_dev_ops;
+
+/* device.c */
+int sroce_dev_create(const char *name, struct net_device *ndev);
+void sroce_dev_dealloc(struct ib_device *ibdev);
+int sroce_dev_query(struct ib_device *ibdev, struct ib_device_attr *attr,
+		    struct ib_udata *udata);
+void sroce_dev_get_fw_str(struct ib_device *ibdev, char *str);
+
+/* port.c */
+void sroce_port_init(struct sroce_dev *sdev);
+void sroce_port_sync(struct sroce_dev *sdev);
+int sroce_port_query(struct ib_device *ibdev, u32 port,
+		     struct ib_port_attr *attr);
+int sroce_port_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			  u16 *pkey);
+int sroce_port_get_immutable(struct ib_device *ibdev, u32 port,
+			     struct ib_port_immutable *immutable);
+enum rdma_link_layer sroce_port_get_link_layer(struct ib_device *ibdev,
+					       u32 port);
+
+/* ucontext.c */
+int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata);
+void sroce_ucontext_dealloc(struct ib_ucontext *ibuc);
+
+/* pd.c */
+int sroce_pd_alloc(struct ib_pd *ibpd, struct ib_udata *udata);
+int sroce_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata);
+
+#endif /* SROCE_H */

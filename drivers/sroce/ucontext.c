@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ucontext.c - user contexts: the handshake with the user-space provider.
+ *
+ * The provider sends struct sroce_alloc_ucontext_cmd and receives struct
+ * sroce_alloc_ucontext_resp (include/uapi/rdma/sroce-abi.h).
+ */
+#include <linux/minmax.h>
+#include <rdma/sroce-abi.h>
+
+#include "sroce.h"
+
+/*
+ * Check the provider's command, if any.  No command (inlen 0) is accepted:
+ * a generic caller that knows nothing of sroce gets a context too.  A
+ * command longer than version 1's is accepted only if the extra bytes are
+ * zero, so a newer provider cannot ask for something this kernel would
+ * silently ignore.
+ */
+static int sroce_ucontext_check_cmd(struct ib_device *ibdev,
+				    struct ib_udata *udata)
+{
+	struct sroce_alloc_ucontext_cmd cmd;
+	int ret;
+
+	if (!udata->inlen)
+		return 0;
+	if (udata->inlen < sizeof(cmd)) {
+		ibdev_dbg(ibdev, "truncated context command (%zu bytes)\n",
+			  udata->inlen);
+		return -EINVAL;
+	}
+
+	ret = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (cmd.reserved) {
+		ibdev_dbg(ibdev, "context command: reserved field set\n");
+		return -EINVAL;
+	}
+	if (cmd.provider_abi < SROCE_UVERBS_ABI_VERSION_MIN ||
+	    cmd.provider_abi > SROCE_UVERBS_ABI_VERSION) {
+		ibdev_dbg(ibdev, "provider ABI %u, driver accepts %u..%u\n",
+			  cmd.provider_abi, SROCE_UVERBS_ABI_VERSION_MIN,
+			  SROCE_UVERBS_ABI_VERSION);
+		return -EINVAL;
+	}
+	if (udata->inlen > sizeof(cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(cmd),
+				 udata->inlen - sizeof(cmd))) {
+		ibdev_dbg(ibdev, "context command: unknown trailing data\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * sroce_ucontext_alloc() - ops.alloc_ucontext
+ * @ibuc: zeroed by the core
+ * @udata: the provider's command and response buffers
+ *
+ * Return: 0, -EINVAL for a command this driver does not accept, -EFAULT.
+ */
+int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct sroce_alloc_ucontext_resp resp = {
+		.abi_version = SROCE_UVERBS_ABI_VERSION,
+		.page_size = PAGE_SIZE,
+		.features = SROCE_UCTX_F_NONE,
+		.max_inline_data = 0,
+	};
+	int ret;
+
+	ret = sroce_ucontext_check_cmd(ibuc->device, udata);
+	if (ret)
+		return ret;
+
+	/* An older provider's shorter buffer gets the fields it knows. */
+	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+}
+
+/**
+ * sroce_ucontext_dealloc() - ops.dealloc_ucontext
+ * @ibuc: a context whose objects the core has destroyed
+ */
+void sroce_ucontext_dealloc(struct ib_ucontext *ibuc)
+{
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * context.cpp - opening a device (GET_CONTEXT) and the queries.
+ */
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "sroce.h"
+#include "uverbs_cmd.h"
+
+namespace sroce {
+
+sroce_alloc_ucontext_cmd make_ucontext_cmd() noexcept
+{
+	return sroce_alloc_ucontext_cmd{
+		.provider_abi = SROCE_UVERBS_ABI_VERSION,
+		.reserved = 0,
+	};
+}
+
+int parse_ucontext_resp(const sroce_alloc_ucontext_resp &resp,
+			ucontext_params *out) noexcept
+{
+	if (resp.abi_version < SROCE_UVERBS_ABI_VERSION_MIN ||
+	    resp.abi_version > SROCE_UVERBS_ABI_VERSION)
+		return EPROTO;
+	if (resp.page_size == 0 || (resp.page_size & (resp.page_size - 1)) != 0)
+		return EINVAL;
+	*out = ucontext_params{
+		.abi_version = resp.abi_version,
+		.page_size = resp.page_size,
+		.features = resp.features,
+		.max_inline_data = resp.max_inline_data,
+	};
+	return 0;
+}
+
+namespace {
+
+void free_context(ibv_context *ibctx) noexcept
+{
+	context *ctx = to_ctx(ibctx);
+
+	verbs_uninit_context(&ctx->vctx);
+	std::free(ctx);
+}
+
+int query_device_ex(ibv_context *ibctx, const ibv_query_device_ex_input *input,
+		    ibv_device_attr_ex *attr, std::size_t attr_size) noexcept
+{
+	ib_uverbs_ex_query_device_resp resp{};
+	std::size_t resp_size = sizeof(resp);
+	const int ret = ibv_cmd_query_device_any(ibctx, input, attr, attr_size,
+						 &resp, &resp_size);
+
+	if (ret != 0)
+		return ret;
+
+	/* The kernel reports fw_ver as a number; libibverbs wants text. */
+	const std::uint64_t fw = resp.base.fw_ver;
+	std::snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		      "%" PRIu64 ".%" PRIu64 ".%" PRIu64, (fw >> 32) & 0xffff,
+		      (fw >> 16) & 0xffff, fw & 0xffff);
+	return 0;
+}
+
+int query_port(ibv_context *ibctx, std::uint8_t port_num,
+	       ibv_port_attr *port_attr) noexcept
+{
+	query_port_cmd cmd{};
+
+	return ibv_cmd_query_port(ibctx, port_num, port_attr, cmd.buf(),
+				  query_port_cmd::size);
+}
+
+/* Only what the provider implements; libibverbs' defaults do the rest. */
+constexpr verbs_context_ops make_context_ops()
+{
+	verbs_context_ops ops{};
+
+	ops.free_context = free_context;
+	ops.query_device_ex = query_device_ex;
+	ops.query_port = query_port;
+	return ops;
+}
+
+constexpr verbs_context_ops context_ops = make_context_ops();
+
+} /* namespace */
+
+verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd,
+			     void * /*private_data*/) noexcept
+{
+	/* The offset travels as a pointer, as libibverbs' own macro does. */
+	const std::uintptr_t offset = offsetof(context, vctx);
+	// NOLINTNEXTLINE(performance-no-int-to-ptr)
+	auto *const offset_ptr = reinterpret_cast<verbs_context *>(offset);
+	auto *ctx = static_cast<context *>(_verbs_init_and_alloc_context(
+		ibdev, cmd_fd, sizeof(context), offset_ptr, SROCE_DRIVER_ID));
+
+	if (ctx == nullptr)
+		return nullptr; /* errno set, cmd_fd closed */
+
+	/* From here on, verbs_uninit_context() closes cmd_fd. */
+	scope_exit undo([ctx] {
+		verbs_uninit_context(&ctx->vctx);
+		std::free(ctx);
+	});
+
+	get_context_cmd cmd{};
+	get_context_resp resp{};
+	cmd.drv = make_ucontext_cmd();
+	int ret = ibv_cmd_get_context(&ctx->vctx, cmd.buf(),
+				      get_context_cmd::size, resp.core_ptr(),
+				      get_context_resp::size);
+	if (ret != 0) {
+		errno = ret;
+		return nullptr;
+	}
+
+	ret = parse_ucontext_resp(resp.drv, &ctx->params);
+	if (ret != 0) {
+		__verbs_log(&ctx->vctx, VERBS_LOG_ERR,
+			    "sroce: %s: kernel driver ABI %" PRIu32
+			    " page size %" PRIu32
+			    " refused: provider supports ABI %d..%d\n",
+			    ibdev->name, resp.drv.abi_version,
+			    resp.drv.page_size, SROCE_UVERBS_ABI_VERSION_MIN,
+			    SROCE_UVERBS_ABI_VERSION);
+		errno = ret;
+		return nullptr;
+	}
+
+	verbs_set_ops(&ctx->vctx, &context_ops);
+	undo.release();
+	return &ctx->vctx;
+}
+
+} /* namespace sroce */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * fake_kernel.h - the uverbs write() ABI answered in-process, for
+ * provider_load_test.
+ *
+ * The test executable defines write() and exports it, so libibverbs' write()
+ * calls reach fake_kernel_write() first.  Writes to the one file descriptor
+ * the test marks as the device (an fd of /dev/null, whose ioctl() answers
+ * ENOTTY, which makes libibverbs fall back from ioctl() to write()) are
+ * decoded like the kernel's ib_uverbs_write() does and answered by writing
+ * the response into the caller's memory at the command's response pointer;
+ * every other write() goes to the real system call.
+ *
+ * The executable also defines verbs_register_driver_34(), so the provider's
+ * constructor registers with the test instead of with libibverbs.
+ */
+#ifndef SROCE_TESTS_FAKE_KERNEL_H
+#define SROCE_TESTS_FAKE_KERNEL_H
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <rdma/ib_user_verbs.h>
+#include <rdma/sroce-abi.h>
+
+struct verbs_device_ops;
+
+struct fake_kernel {
+	int fd = -1; /* the "uverbs device"; -1: none */
+
+	/* GET_CONTEXT */
+	int get_context_errno = 0; /* fail the command with this */
+	int async_fd = -1; /* handed out as the context's async fd */
+	sroce_alloc_ucontext_resp ucontext{};
+	std::size_t ucontext_len = sizeof(sroce_alloc_ucontext_resp);
+
+	/* QUERY_PORT, QUERY_DEVICE, EX_QUERY_DEVICE */
+	ib_uverbs_query_port_resp port{};
+	std::uint64_t fw_ver = 0;
+
+	/* Every command written to fd, as bytes, and the port numbers asked. */
+	std::vector<std::vector<unsigned char>> commands;
+	std::vector<unsigned> ports_queried;
+};
+
+/* The one instance the write() interposer consults. */
+fake_kernel &the_fake_kernel();
+
+/* What the provider's constructor registered, and how often. */
+const verbs_device_ops *registered_ops();
+int register_calls();
+
+#endif /* SROCE_TESTS_FAKE_KERNEL_H */

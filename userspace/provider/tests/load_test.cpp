@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The built provider inside the real libibverbs, against a fake kernel (see
+ * fake_kernel.h).  libibverbs' own code initialises the context inside the
+ * provider's allocation, takes and drops the device reference at
+ * verbs_device.refcount and dispatches ibv_query_port(),
+ * ibv_query_device_ex() and ibv_close_device() through the provider's
+ * verbs_context_ops: a wrong offset in verbs_abi.h shows up here.
+ */
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "fake_kernel.h"
+#include "sroce.h"
+
+namespace {
+
+bool fd_is_open(int fd)
+{
+	return fcntl(fd, F_GETFD) != -1 || errno != EBADF;
+}
+
+int open_null()
+{
+	return open("/dev/null", O_RDWR | O_CLOEXEC);
+}
+
+class ProviderLoad : public ::testing::Test {
+protected:
+	static void SetUpTestSuite()
+	{
+		handle_ = dlopen(SROCE_PROVIDER_SO, RTLD_NOW | RTLD_LOCAL);
+		ASSERT_NE(handle_, nullptr) << dlerror();
+	}
+
+	void SetUp() override
+	{
+		ops_ = registered_ops();
+		ASSERT_NE(ops_, nullptr) << "the constructor did not register";
+
+		sysfs_ = {};
+		std::strcpy(sysfs_.sysfs_name, "uverbs0");
+		std::strcpy(sysfs_.ibdev_name, "s0");
+		sysfs_.driver_id = SROCE_DRIVER_ID;
+		sysfs_.abi_ver = SROCE_UVERBS_ABI_VERSION;
+		sysfs_.node_type = IBV_NODE_CA;
+		sysfs_.num_ports = 1;
+
+		/* What libibverbs' try_driver() does after alloc_device(). */
+		vdev_ = ops_->alloc_device(&sysfs_);
+		ASSERT_NE(vdev_, nullptr);
+		vdev_->ops = ops_;
+		vdev_->sysfs = &sysfs_;
+		vdev_->refcount = held; /* ours: never dropped by the test */
+		vdev_->device.node_type = IBV_NODE_CA;
+		vdev_->device.transport_type = IBV_TRANSPORT_IB;
+		std::strcpy(vdev_->device.name, "s0");
+		std::strcpy(vdev_->device.dev_name, "uverbs0");
+
+		fake_kernel &k = the_fake_kernel();
+		k = fake_kernel{};
+		k.ucontext.abi_version = SROCE_UVERBS_ABI_VERSION;
+		k.ucontext.page_size = 4096;
+		k.ucontext.features = 0;
+		k.ucontext.max_inline_data = 64;
+		k.fd = open_null();
+		k.async_fd = open_null();
+		ASSERT_GE(k.fd, 0);
+		ASSERT_GE(k.async_fd, 0);
+	}
+
+	void TearDown() override
+	{
+		fake_kernel &k = the_fake_kernel();
+
+		if (vdev_ != nullptr) {
+			EXPECT_EQ(vdev_->refcount.load(), held)
+				<< "device reference leaked or over-released";
+			ops_->uninit_device(vdev_);
+		}
+		k.fd = -1;
+	}
+
+	/* Opens the device as verbs_open_device() would; cmd_fd is given. */
+	ibv_context *open_device()
+	{
+		verbs_context *vctx = ops_->alloc_context(
+			&vdev_->device, the_fake_kernel().fd, nullptr);
+
+		return vctx == nullptr ? nullptr : &vctx->context;
+	}
+
+	/* A refused open must close both fds and drop the reference. */
+	void expect_refused(int err)
+	{
+		const int fd = the_fake_kernel().fd;
+		const int async_fd = the_fake_kernel().async_fd;
+
+		errno = 0;
+		EXPECT_EQ(open_device(), nullptr);
+		EXPECT_EQ(errno, err);
+		EXPECT_FALSE(fd_is_open(fd)) << "cmd_fd leaked";
+		if (the_fake_kernel().get_context_errno == 0)
+			EXPECT_FALSE(fd_is_open(async_fd)) << "async_fd leaked";
+		else
+			close(async_fd);
+		EXPECT_EQ(vdev_->refcount.load(), held);
+	}
+
+	static constexpr int held = 2;
+	static void *handle_;
+	const verbs_device_ops *ops_ = nullptr;
+	verbs_sysfs_dev sysfs_{};
+	verbs_device *vdev_ = nullptr;
+};
+
+void *ProviderLoad::handle_ = nullptr;
+
+TEST_F(ProviderLoad, ConstructorRegistersOnceFromTheLibrary)
+{
+	Dl_info info{};
+
+	EXPECT_EQ(register_calls(), 1);
+	ASSERT_NE(dladdr(ops_, &info), 0);
+	EXPECT_STREQ(info.dli_fname, SROCE_PROVIDER_SO);
+	EXPECT_STREQ(ops_->name, "sroce");
+	ASSERT_NE(ops_->match_table, nullptr);
+	EXPECT_EQ(ops_->match_table[0].kind, VERBS_MATCH_DRIVER_ID);
+	EXPECT_EQ(ops_->match_table[0].u.driver_id, 0x5352U);
+}
+
+TEST_F(ProviderLoad, OpenQueryClose)
+{
+	fake_kernel &k = the_fake_kernel();
+	const int fd = k.fd;
+	const int async_fd = k.async_fd;
+
+	ibv_context *ctx = open_device();
+	ASSERT_NE(ctx, nullptr) << std::strerror(errno);
+	EXPECT_EQ(ctx->device, &vdev_->device);
+	EXPECT_EQ(ctx->cmd_fd, fd);
+	EXPECT_EQ(ctx->async_fd, async_fd);
+	EXPECT_EQ(vdev_->refcount.load(), held + 1);
+
+	/* The GET_CONTEXT the kernel saw: header, core, then our tail. */
+	ASSERT_EQ(k.commands.size(), 1U);
+	const std::vector<unsigned char> &c = k.commands[0];
+	ASSERT_EQ(c.size(), 24U);
+	ib_uverbs_cmd_hdr hdr{};
+	std::memcpy(&hdr, c.data(), sizeof(hdr));
+	EXPECT_EQ(hdr.command, IB_USER_VERBS_CMD_GET_CONTEXT);
+	EXPECT_EQ(hdr.in_words, 24 / 4);
+	EXPECT_EQ(hdr.out_words, (8 + sizeof(sroce_alloc_ucontext_resp)) / 4);
+	sroce_alloc_ucontext_cmd tail{};
+	std::memcpy(&tail, c.data() + 16, sizeof(tail));
+	EXPECT_EQ(tail.provider_abi,
+		  static_cast<std::uint32_t>(SROCE_UVERBS_ABI_VERSION));
+	EXPECT_EQ(tail.reserved, 0U);
+
+	/* What the provider kept from the response. */
+	const sroce::context *sctx = sroce::to_ctx(ctx);
+	EXPECT_EQ(sctx->params.abi_version,
+		  static_cast<std::uint32_t>(SROCE_UVERBS_ABI_VERSION));
+	EXPECT_EQ(sctx->params.page_size, 4096U);
+	EXPECT_EQ(sctx->params.max_inline_data, 64U);
+
+	/* query_port through libibverbs' dispatch. */
+	k.port.state = IBV_PORT_ACTIVE;
+	k.port.phys_state = 5; /* LinkUp */
+	k.port.link_layer = IBV_LINK_LAYER_ETHERNET;
+	k.port.gid_tbl_len = 16;
+	k.port.max_mtu = IBV_MTU_4096;
+	k.port.active_mtu = IBV_MTU_1024;
+	ibv_port_attr pa{};
+	ASSERT_EQ(ibv_query_port(ctx, 1, &pa), 0);
+	EXPECT_EQ(k.ports_queried, std::vector<unsigned>{1});
+	EXPECT_EQ(pa.state, IBV_PORT_ACTIVE);
+	EXPECT_EQ(pa.link_layer, IBV_LINK_LAYER_ETHERNET);
+	EXPECT_EQ(pa.gid_tbl_len, 16);
+	EXPECT_EQ(pa.active_mtu, IBV_MTU_1024);
+
+	/* query_device_ex: the provider formats the firmware version. */
+	k.fw_ver = (1ULL << 32) | (2ULL << 16) | 3ULL;
+	ibv_device_attr_ex attr{};
+	ASSERT_EQ(ibv_query_device_ex(ctx, nullptr, &attr), 0);
+	EXPECT_STREQ(attr.orig_attr.fw_ver, "1.2.3");
+	EXPECT_EQ(attr.orig_attr.phys_port_cnt, 1);
+
+	/* free_context through libibverbs' dispatch. */
+	EXPECT_EQ(ibv_close_device(ctx), 0);
+	EXPECT_EQ(vdev_->refcount.load(), held);
+	EXPECT_FALSE(fd_is_open(fd));
+	EXPECT_FALSE(fd_is_open(async_fd));
+}
+
+TEST_F(ProviderLoad, RefusesNewerDriverAbi)
+{
+	the_fake_kernel().ucontext.abi_version = SROCE_UVERBS_ABI_VERSION + 1;
+	expect_refused(EPROTO);
+}
+
+TEST_F(ProviderLoad, RefusesOlderDriverAbi)
+{
+	the_fake_kernel().ucontext.abi_version =
+		SROCE_UVERBS_ABI_VERSION_MIN - 1;
+	expect_refused(EPROTO);
+}
+
+TEST_F(ProviderLoad, RefusesKernelThatSendsNoDriverData)
+{
+	the_fake_kernel().ucontext_len = 0;
+	expect_refused(EPROTO);
+}
+
+TEST_F(ProviderLoad, RefusesBadPageSize)
+{
+	the_fake_kernel().ucontext.page_size = 4095;
+	expect_refused(EINVAL);
+}
+
+TEST_F(ProviderLoad, PassesKernelErrorOn)
+{
+	the_fake_kernel().get_context_errno = EMFILE;
+	expect_refused(EMFILE);
+}
+
+} /* namespace */

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * uverbs_cmd.h - command and response buffers as libibverbs' ibv_cmd_*()
+ * functions take them.
+ *
+ * A command buffer is the 8-byte ib_uverbs_cmd_hdr, the kernel's core
+ * structure for the command (filled by libibverbs) and, immediately after it
+ * with no gap, the driver's own tail from <rdma/sroce-abi.h>.  A response
+ * buffer is the kernel's core response followed immediately by the driver's
+ * response tail.  libibverbs sends the bytes past the core structure as the
+ * driver's udata, so the whole buffer must be one contiguous object; these
+ * templates make that a property of the type, checked at compile time.
+ *
+ * The kernel core structures end in a flexible array member (driver_data[]),
+ * which C++ does not allow in the middle of another structure, so the core
+ * part is kept as raw bytes of exactly sizeof(core struct) and handed to
+ * libibverbs by pointer.  The provider never reads or writes core fields
+ * itself.
+ */
+#ifndef SROCE_PROVIDER_UVERBS_CMD_H
+#define SROCE_PROVIDER_UVERBS_CMD_H
+
+#include <cstddef>
+#include <type_traits>
+
+#include <rdma/ib_user_verbs.h>
+#include <rdma/sroce-abi.h>
+
+namespace sroce {
+
+/* The tail of a command or response that has no driver data. */
+struct no_tail {};
+
+template <typename Tail>
+concept driver_tail = std::is_standard_layout_v<Tail> &&
+		      std::is_trivially_copyable_v<Tail> && alignof(Tail) <= 8;
+
+/*
+ * { ib_uverbs_cmd_hdr; CoreSize bytes of core struct; Tail }.  CoreSize is
+ * sizeof() of the kernel's ib_uverbs_<cmd> structure.
+ */
+template <std::size_t CoreSize, typename Tail = no_tail>
+struct uverbs_cmd {
+	static_assert(driver_tail<Tail>);
+	static_assert(CoreSize % 8 == 0, "core structs are __u64 aligned");
+
+	ib_uverbs_cmd_hdr hdr;
+	alignas(8) unsigned char core[CoreSize];
+	[[no_unique_address]] Tail drv;
+
+	/* Where the driver tail starts: right after the core struct. */
+	static constexpr std::size_t tail_offset =
+		sizeof(ib_uverbs_cmd_hdr) + CoreSize;
+	/* Bytes libibverbs sends: header, core, tail (nothing if empty). */
+	static constexpr std::size_t size =
+		tail_offset + (std::is_empty_v<Tail> ? 0 : sizeof(Tail));
+
+	ib_uverbs_cmd_hdr *buf() noexcept { return &hdr; }
+};
+
+/* { CoreResp; Tail }.  CoreResp is the kernel's ib_uverbs_<cmd>_resp. */
+template <typename CoreResp, typename Tail = no_tail>
+struct uverbs_resp {
+	static_assert(driver_tail<Tail>);
+	static_assert(sizeof(CoreResp) % 8 == 0,
+		      "core structs are __u64 aligned");
+
+	alignas(8) unsigned char core[sizeof(CoreResp)];
+	[[no_unique_address]] Tail drv;
+
+	static constexpr std::size_t tail_offset = sizeof(CoreResp);
+	static constexpr std::size_t size =
+		tail_offset + (std::is_empty_v<Tail> ? 0 : sizeof(Tail));
+
+	/* For libibverbs, which fills it; C++20 creates the object implicitly
+	 * in the byte array (the core structs are implicit-lifetime types). */
+	CoreResp *core_ptr() noexcept
+	{
+		return reinterpret_cast<CoreResp *>(core);
+	}
+};
+
+/* True when Buf's driver tail starts exactly where the core struct ends. */
+template <typename Buf>
+constexpr bool tail_is_contiguous()
+{
+	if constexpr (std::is_empty_v<decltype(Buf::drv)>)
+		return Buf::size == Buf::tail_offset;
+	else
+		return offsetof(Buf, drv) == Buf::tail_offset &&
+		       Buf::size == sizeof(Buf);
+}
+
+/* GET_CONTEXT (ibv_open_device): driver tail both ways. */
+using get_context_cmd =
+	uverbs_cmd<sizeof(ib_uverbs_get_context), sroce_alloc_ucontext_cmd>;
+using get_context_resp =
+	uverbs_resp<ib_uverbs_get_context_resp, sroce_alloc_ucontext_resp>;
+
+/* QUERY_PORT: no driver data. */
+using query_port_cmd = uverbs_cmd<sizeof(ib_uverbs_query_port)>;
+
+/* Core sizes (header included for commands) as libibverbs 44 expects. */
+static_assert(get_context_cmd::tail_offset == 16);
+static_assert(get_context_resp::tail_offset == 8);
+static_assert(query_port_cmd::size == 24);
+static_assert(tail_is_contiguous<get_context_cmd>());
+static_assert(tail_is_contiguous<get_context_resp>());
+static_assert(tail_is_contiguous<query_port_cmd>());
+static_assert(get_context_cmd::size == 16 + sizeof(sroce_alloc_ucontext_cmd));
+static_assert(get_context_resp::size == 8 + sizeof(sroce_alloc_ucontext_resp));
+/* libibverbs passes sizes to the kernel in 4-byte words. */
+static_assert(get_context_cmd::size % 4 == 0 &&
+	      get_context_resp::size % 4 == 0);
+
+} /* namespace sroce */
+
+#endif /* SROCE_PROVIDER_UVERBS_CMD_H */

@@ -19,7 +19,7 @@ KDIR     ?= /lib/modules/$(KVER)/build
 CMAKE_BUILD := $(BUILD)/userspace
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all module userspace check demo install clean lint deps
+.PHONY: all module userspace check demo install install-module install-provider clean lint deps
 
 all: module userspace
 
@@ -48,10 +48,16 @@ demo: deps
 lint: module
 	scripts/lint
 
-install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
-	depmod -a $(KVER)
-	cmake --install $(CMAKE_BUILD)
+# DESTDIR installs into a staging root instead of /.
+install: all install-module install-provider
+
+install-module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) -a $(KVER)
+
+install-provider:
+	DESTDIR=$(DESTDIR) cmake --install $(CMAKE_BUILD)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

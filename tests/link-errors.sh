@@ -36,6 +36,7 @@ test_setup() {
 	ip link add v0 type veth peer name v1
 	ip link set v0 up
 	ip link set v1 up
+	modprobe tun
 	ip tuntap add t0 mode tun
 	ip link set t0 up
 	[ -z "$(rdma_devs)" ]
@@ -68,6 +69,7 @@ test_twice_same_netdev() {
 
 test_duplicate_name() {
 	expect_fail rdma link add sroce0 type sroce netdev v1
+	kernel_said 'sroce0: an RDMA device of that name exists'
 	[ "$(rdma_devs)" = "sroce0 " ]
 	# v1 has no device: a link with a fresh name on it works.
 	rdma link add sroce1 type sroce netdev v1

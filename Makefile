@@ -39,7 +39,7 @@ deps:
 # that KVER is read after the kernel headers exist.
 check: deps
 	$(MAKE) all
-	scripts/check $(T)
+	scripts/check '$(T)'
 
 demo: deps
 	$(MAKE) all

@@ -19,6 +19,8 @@
 #include <rdma/sroce-abi.h>
 
 #include "sroce.h"
+#include "counters.h"
+#include "net.h"
 
 /**
  * sroce_dev_create() - create and register a device bound to a netdev
@@ -29,14 +31,24 @@
  */
 int sroce_dev_create(const char *name, struct net_device *ndev)
 {
+	struct net *net = dev_net(ndev);
 	struct sroce_dev *sdev;
 	struct ib_device *ibdev;
 	int ret;
 
+	/* UDP port 4791 in the netdev's namespace; fails if it is taken. */
+	ret = sroce_net_get(net, name);
+	if (ret)
+		return ret;
+
 	sdev = ib_alloc_device(sroce_dev, ibdev);
-	if (!sdev)
+	if (!sdev) {
+		sroce_net_put(net);
 		return -ENOMEM;
+	}
 	ibdev = &sdev->ibdev;
+	/* sroce_dev_dealloc() puts it from here on. */
+	sdev->net = net;
 
 	/*
 	 * From here on ib_dealloc_device() undoes everything: it calls
@@ -47,6 +59,11 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	sdev->ndev = ndev;
 	atomic_set(&sdev->pd_count, 0);
+	atomic_set(&sdev->cq_count, 0);
+	sroce_mr_dev_init(sdev);
+	ret = sroce_counters_alloc(sdev);
+	if (ret)
+		goto err_dealloc;
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
@@ -79,10 +96,13 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	 * device (ib_device_get_by_netdev() fails on unregistered devices):
 	 * catch up with what changed meanwhile.  Under RTNL, every later event
 	 * finds the device.  A netdev that started unregistering in the window
-	 * takes the device with it, as NETDEV_UNREGISTER would have done.
+	 * takes the device with it, as NETDEV_UNREGISTER would have done;
+	 * so does one that moved to another namespace (unregistered from the
+	 * old one and registered again in the new one).
 	 */
 	rtnl_lock();
-	if (ndev->reg_state != NETREG_REGISTERED)
+	if (ndev->reg_state != NETREG_REGISTERED ||
+	    !net_eq(dev_net(ndev), net))
 		ib_unregister_device_queued(ibdev);
 	else
 		sroce_port_sync(sdev);
@@ -107,9 +127,15 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 
 	/* The core destroyed every PD (and user context) before this call. */
 	WARN_ON(atomic_read(&sdev->pd_count));
+	WARN_ON(atomic_read(&sdev->cq_count));
+	sroce_mr_dev_cleanup(sdev);
 
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	sdev->ndev = NULL;
+	/* Unregistered: no receive path reaches the counters any more. */
+	sroce_counters_free(sdev);
+	sroce_net_put(sdev->net);
+	sdev->net = NULL;
 }
 
 /**
@@ -118,9 +144,9 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
  * @attr: filled in
  * @udata: driver-specific input and output; sroce has none
  *
- * Only what works is advertised.  Objects that do not exist yet (QP, CQ,
- * SRQ, MR, MW, AH, multicast) have limits of 0, and no capability flag
- * describes a feature of theirs.
+ * Only what works is advertised.  Objects that do not exist yet (QP, SRQ,
+ * MW, AH, multicast) have limits of 0, and no capability flag describes a
+ * feature of theirs.
  *
  * Return: 0, or -EINVAL when user space passes driver data.
  */
@@ -141,6 +167,11 @@ int sroce_dev_query(struct ib_device *ibdev, struct ib_device_attr *attr,
 	/* `rdma link delete` may remove the device. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_pd = SROCE_MAX_PD;
+	attr->max_cq = SROCE_MAX_CQ;
+	attr->max_cqe = SROCE_MAX_CQE;
+	attr->max_mr = SROCE_MAX_MR;
+	attr->max_mr_size = SROCE_MAX_MR_SIZE;
+	attr->page_size_cap = PAGE_SIZE;
 	attr->max_pkeys = SROCE_PKEY_TBL_LEN;
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include <rdma/sroce-abi.h>
 
 #include "sroce.h"
+#include "net.h"
 
 /*
  * Serialises sroce_link_new(): the core runs link additions in parallel, and
@@ -124,6 +125,13 @@ static int __init sroce_mod_init(void)
 {
 	int ret;
 
+	/* Per-namespace state (the UDP sockets) before any device. */
+	ret = sroce_net_init();
+	if (ret) {
+		pr_err("cannot register the per-namespace state: %d\n", ret);
+		return ret;
+	}
+
 	/*
 	 * The notifier goes first: once the link type is registered a device
 	 * may appear, and from then on its netdev's events must be seen.
@@ -131,13 +139,17 @@ static int __init sroce_mod_init(void)
 	ret = register_netdevice_notifier(&sroce_netdev_notifier);
 	if (ret) {
 		pr_err("cannot register the netdev notifier: %d\n", ret);
-		return ret;
+		goto err_net_exit;
 	}
 
 	rdma_link_register(&sroce_link_ops);
 
 	pr_info("loaded\n");
 	return 0;
+
+err_net_exit:
+	sroce_net_exit();
+	return ret;
 }
 
 static void __exit sroce_mod_exit(void)
@@ -153,6 +165,11 @@ static void __exit sroce_mod_exit(void)
 	ib_unregister_driver(SROCE_DRIVER_ID);
 	/* No device left: the notifier has nothing more to find. */
 	unregister_netdevice_notifier(&sroce_netdev_notifier);
+	/*
+	 * Every device released its namespace's sockets, waiting for their
+	 * receive callbacks (net.c): the per-namespace state can go.
+	 */
+	sroce_net_exit();
 
 	pr_info("unloaded\n");
 }

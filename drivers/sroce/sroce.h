@@ -12,6 +12,7 @@
 
 #include <linux/atomic.h>
 #include <linux/netdevice.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 /* The one physical port of every sroce device (IB ports count from 1). */
@@ -26,6 +27,17 @@
 
 /* Live protection domains per device, over all contexts. */
 #define SROCE_MAX_PD		0x10000
+
+/* Live completion queues per device, and entries per CQ (max_cqe). */
+#define SROCE_MAX_CQ		0x10000
+#define SROCE_MAX_CQE		0x10000
+
+/*
+ * Live memory regions per device (keys are 24-bit indices, see mr.c), and
+ * the largest region (max_mr_size): 1 TiB.
+ */
+#define SROCE_MAX_MR		0x100000
+#define SROCE_MAX_MR_SIZE	BIT_ULL(40)
 
 /* No IEEE OUI: a software device, like the other software providers. */
 #define SROCE_VENDOR_ID		0xffffff
@@ -51,6 +63,16 @@
  * @active_mtu: path MTU the port offers, derived from @ndev's MTU.  Written
  *	under RTNL (sroce_port_sync()), read locklessly with READ_ONCE().
  * @pd_count: live protection domains; atomic, bounded by SROCE_MAX_PD.
+ * @cq_count: live completion queues; atomic, bounded by SROCE_MAX_CQ.
+ * @mr_count: live memory regions; atomic, bounded by SROCE_MAX_MR.
+ * @mr_xa: memory regions by key index (mr.c); the xarray's own lock guards
+ *	insertion and removal, lookups run under RCU.
+ * @mr_next: cursor of the cyclic key index allocation, under @mr_xa's lock.
+ * @net: the namespace of @ndev at creation, whose UDP sockets the device
+ *	holds (net.c: sroce_net_get() before allocation, sroce_net_put() in
+ *	sroce_dev_dealloc()).  Constant.
+ * @stats: per-CPU packet counters (counters.h); allocated before
+ *	registration, freed in sroce_dev_dealloc().
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -59,6 +81,12 @@ struct sroce_dev {
 	bool port_active;
 	enum ib_mtu active_mtu;
 	atomic_t pd_count;
+	atomic_t cq_count;
+	atomic_t mr_count;
+	struct xarray mr_xa;
+	u32 mr_next;
+	struct net *net;
+	struct sroce_stats __percpu *stats;
 };
 
 /**
@@ -123,5 +151,10 @@ void sroce_ucontext_dealloc(struct ib_ucontext *ibuc);
 /* pd.c */
 int sroce_pd_alloc(struct ib_pd *ibpd, struct ib_udata *udata);
 int sroce_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* queue.c, cq.c, mr.c: the data path's rings, CQs and memory regions */
+#include "queue.h"
+#include "cq.h"
+#include "mr.h"
 
 #endif /* SROCE_H */

@@ -2,12 +2,13 @@
 /*
  * verbs.c - the ib_device_ops of every sroce device: the table that binds
  * the core's verbs to the object files (device.c, port.c, ucontext.c,
- * pd.c).
+ * pd.c, queue.c, cq.c, mr.c).
  */
 #include <linux/module.h>
 #include <rdma/sroce-abi.h>
 
 #include "sroce.h"
+#include "counters.h"
 
 const struct ib_device_ops sroce_dev_ops = {
 	.owner = THIS_MODULE,
@@ -18,6 +19,10 @@ const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_driver = sroce_dev_dealloc,
 	.query_device = sroce_dev_query,
 	.get_dev_fw_str = sroce_dev_get_fw_str,
+
+	/* counters.c */
+	.alloc_hw_port_stats = sroce_counters_alloc_port,
+	.get_hw_stats = sroce_counters_query,
 
 	/* port.c */
 	.query_port = sroce_port_query,
@@ -35,11 +40,32 @@ const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_pd = sroce_pd_dealloc,
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 
+	/* queue.c: rings mapped into user contexts */
+	.mmap = sroce_queue_mmap,
+	.mmap_free = sroce_queue_mmap_free,
+
 	/*
-	 * Queue pairs, completion queues and memory regions are not written
-	 * yet, so their ops stay NULL: the core then answers user space with
-	 * -EOPNOTSUPP for them, and, missing mandatory ops, does not count the
-	 * device as a kernel verbs provider (ib_device_check_mandatory()), so
-	 * no kernel ULP (ib_mad, ib_cm, rdma_cm, SMC-R, RDS, ...) binds to it.
+	 * cq.c.  poll_cq and req_notify_cq serve kernel CQs only: user space
+	 * polls and arms its mapped ring (the POLL_CQ and REQ_NOTIFY_CQ
+	 * commands stay out of uverbs_cmd_mask).
+	 */
+	.create_cq = sroce_cq_create,
+	.destroy_cq = sroce_cq_destroy,
+	.resize_cq = sroce_cq_resize,
+	.poll_cq = sroce_cq_poll,
+	.req_notify_cq = sroce_cq_req_notify,
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+
+	/* mr.c; MRs are allocated by the driver */
+	.get_dma_mr = sroce_mr_get_dma,
+	.reg_user_mr = sroce_mr_reg_user,
+	.dereg_mr = sroce_mr_dereg,
+
+	/*
+	 * Queue pairs are not written yet, so their ops stay NULL: the core
+	 * then answers user space with -EOPNOTSUPP for them, and, missing
+	 * mandatory ops, does not count the device as a kernel verbs provider
+	 * (ib_device_check_mandatory()), so no kernel ULP (ib_mad, ib_cm,
+	 * rdma_cm, SMC-R, RDS, ...) binds to it.
 	 */
 };

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "objects.h"
 #include "sroce.h"
 #include "uverbs_cmd.h"
 
@@ -83,6 +84,17 @@ constexpr verbs_context_ops make_context_ops()
 	ops.free_context = free_context;
 	ops.query_device_ex = query_device_ex;
 	ops.query_port = query_port;
+	/* pd_mr.cpp */
+	ops.alloc_pd = alloc_pd;
+	ops.dealloc_pd = dealloc_pd;
+	ops.reg_mr = reg_mr;
+	ops.dereg_mr = dereg_mr;
+	/* cq.cpp */
+	ops.create_cq = create_cq;
+	ops.destroy_cq = destroy_cq;
+	ops.poll_cq = poll_cq;
+	ops.req_notify_cq = req_notify_cq;
+	ops.resize_cq = resize_cq;
 	return ops;
 }
 

@@ -100,6 +100,33 @@ using get_context_resp =
 /* QUERY_PORT: no driver data. */
 using query_port_cmd = uverbs_cmd<sizeof(ib_uverbs_query_port)>;
 
+/* ALLOC_PD, REG_MR: no driver data (responses are the bare core structs,
+ * whose sizes are not multiples of 8). */
+using alloc_pd_cmd = uverbs_cmd<sizeof(ib_uverbs_alloc_pd)>;
+using reg_mr_cmd = uverbs_cmd<sizeof(ib_uverbs_reg_mr)>;
+
+/* CREATE_CQ: driver tail both ways; RESIZE_CQ: in the response only. */
+using create_cq_cmd =
+	uverbs_cmd<sizeof(ib_uverbs_create_cq), sroce_create_cq_cmd>;
+using create_cq_resp =
+	uverbs_resp<ib_uverbs_create_cq_resp, sroce_create_cq_resp>;
+using resize_cq_cmd = uverbs_cmd<sizeof(ib_uverbs_resize_cq)>;
+using resize_cq_resp =
+	uverbs_resp<ib_uverbs_resize_cq_resp, sroce_resize_cq_resp>;
+
+static_assert(alloc_pd_cmd::size == 16);
+static_assert(reg_mr_cmd::size == 48);
+static_assert(sizeof(ib_uverbs_reg_mr_resp) == 12);
+static_assert(create_cq_cmd::tail_offset == 40);
+static_assert(create_cq_resp::tail_offset == 8);
+static_assert(resize_cq_cmd::size == 24);
+static_assert(resize_cq_resp::tail_offset == 8);
+static_assert(tail_is_contiguous<create_cq_cmd>());
+static_assert(tail_is_contiguous<create_cq_resp>());
+static_assert(tail_is_contiguous<resize_cq_resp>());
+static_assert(create_cq_cmd::size % 4 == 0 && create_cq_resp::size % 4 == 0 &&
+	      resize_cq_resp::size % 4 == 0);
+
 /* Core sizes (header included for commands) as libibverbs 44 expects. */
 static_assert(get_context_cmd::tail_offset == 16);
 static_assert(get_context_resp::tail_offset == 8);

@@ -306,6 +306,29 @@ int ibv_cmd_query_port(ibv_context *context, std::uint8_t port_num,
 		       ibv_port_attr *port_attr, ib_uverbs_cmd_hdr *cmd,
 		       std::size_t cmd_size);
 
+/*
+ * Object commands.  cmd/resp as above; resp may be the bare core response
+ * when the command has no driver data.  The object's core fields (handle,
+ * context, lkey, cqe ...) are filled in by libibverbs on success.
+ */
+int ibv_cmd_alloc_pd(ibv_context *context, ibv_pd *pd, ib_uverbs_cmd_hdr *cmd,
+		     std::size_t cmd_size, ib_uverbs_alloc_pd_resp *resp,
+		     std::size_t resp_size);
+int ibv_cmd_dealloc_pd(ibv_pd *pd);
+int ibv_cmd_reg_mr(ibv_pd *pd, void *addr, std::size_t length,
+		   std::uint64_t hca_va, int access, verbs_mr *vmr,
+		   ib_uverbs_cmd_hdr *cmd, std::size_t cmd_size,
+		   ib_uverbs_reg_mr_resp *resp, std::size_t resp_size);
+int ibv_cmd_dereg_mr(verbs_mr *vmr);
+int ibv_cmd_create_cq(ibv_context *context, int cqe, ibv_comp_channel *channel,
+		      int comp_vector, ibv_cq *cq, ib_uverbs_cmd_hdr *cmd,
+		      std::size_t cmd_size, ib_uverbs_create_cq_resp *resp,
+		      std::size_t resp_size);
+int ibv_cmd_destroy_cq(ibv_cq *cq);
+int ibv_cmd_resize_cq(ibv_cq *cq, int cqe, ib_uverbs_cmd_hdr *cmd,
+		      std::size_t cmd_size, ib_uverbs_resize_cq_resp *resp,
+		      std::size_t resp_size);
+
 /* printf-style log line to VERBS_LOG_FILE when VERBS_LOG_LEVEL >= level. */
 void __verbs_log(verbs_context *context, std::uint32_t level,
 		 const char *format, ...) __attribute__((format(printf, 3, 4)));
@@ -320,6 +343,13 @@ SROCE_IBVERBS_PRIVATE(ibv_cmd_get_context);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_query_device_any);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_query_port);
 SROCE_IBVERBS_PRIVATE(__verbs_log);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_alloc_pd);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_dealloc_pd);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_reg_mr);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_dereg_mr);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_create_cq);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_destroy_cq);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_resize_cq);
 
 /*
  * The layouts of rdma-core v44.0 (= v56.0) on x86_64, as measured there.  A

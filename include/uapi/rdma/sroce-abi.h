@@ -70,4 +70,186 @@ struct sroce_alloc_ucontext_resp {
 	__u32 reserved[9];
 };
 
+/*
+ * Rings shared between the kernel and user space
+ * ==============================================
+ *
+ * Every queue the two sides share (today the completion queue; later the
+ * send and receive queues) is one ring in kernel memory that user space maps
+ * with mmap() on its uverbs file descriptor.  A create (or resize) response
+ * describes the ring with &struct sroce_ring_info: where to map it and where
+ * each part lies inside the mapping.  User space must take every offset from
+ * there; none is fixed by this header.
+ *
+ * Indices.  The producer index and the consumer index are free-running
+ * __u32 counters: each side only ever increments its own and lets it wrap
+ * at 2^32.  The slot of index i is (i & (num_entries - 1)); the ring holds
+ * (producer - consumer) entries, computed modulo 2^32, at most num_entries.
+ * Empty: producer == consumer.  Full: producer - consumer == num_entries.
+ * The two indices sit on separate cache lines.
+ *
+ * Ordering.  The producer writes an entry, then stores the new producer
+ * index with release semantics; the consumer loads the producer index with
+ * acquire semantics before it reads entries, and stores its consumer index
+ * with release semantics after it has finished reading them (so the
+ * producer, loading the consumer index with acquire, never overwrites a slot
+ * that is still being read).
+ *
+ * Trust.  The kernel never trusts the mapped memory: it keeps its own copy
+ * of every index it produces, masks every index it reads, and treats a
+ * nonsensical consumer index as a full ring.
+ */
+
+/**
+ * struct sroce_ring_info - where a shared ring lies and how it is laid out
+ * @mmap_offset: the offset to pass to mmap() on the uverbs file descriptor;
+ *	a multiple of the page size.  Map exactly @mmap_size bytes, MAP_SHARED,
+ *	PROT_READ | PROT_WRITE (never PROT_EXEC: refused).
+ * @mmap_size: length of the mapping in bytes, a multiple of the page size
+ * @num_entries: ring capacity in entries; a power of two
+ * @entry_size: bytes per entry (e.g. sizeof(struct sroce_cqe) for a CQ);
+ *	entry i is at @entries_offset + (i & (@num_entries - 1)) * @entry_size
+ * @entries_offset: byte offset of slot 0 in the mapping
+ * @producer_offset: byte offset of the __u32 producer index
+ * @consumer_offset: byte offset of the __u32 consumer index
+ * @notify_offset: byte offset of the __u32 notification word (the arm word
+ *	of a CQ, &enum sroce_cq_notify); 0 and unused for rings without one
+ * @reserved: zero
+ *
+ * Every offset is a multiple of 4 and every part lies inside the mapping.
+ * Which side produces is the ring's business: a CQ is produced by the
+ * kernel and consumed by user space.
+ */
+struct sroce_ring_info {
+	__aligned_u64 mmap_offset;
+	__u32 mmap_size;
+	__u32 num_entries;
+	__u32 entry_size;
+	__u32 entries_offset;
+	__u32 producer_offset;
+	__u32 consumer_offset;
+	__u32 notify_offset;
+	__u32 reserved[7];
+};
+
+/**
+ * enum sroce_wc_flags - &struct sroce_cqe.wc_flags
+ * @SROCE_WC_F_GRH: a GRH (for RoCE: the IP header) precedes the received
+ *	data in the first 40 bytes of the receive buffer
+ * @SROCE_WC_F_WITH_IMM: @imm_data of the CQE is valid
+ * @SROCE_WC_F_WITH_INV: the sender invalidated a key; @imm_data of the CQE
+ *	holds the invalidated rkey
+ *
+ * sroce's own values: the kernel's IB_WC_* and libibverbs' IBV_WC_* flags
+ * differ from each other, and each side converts.
+ */
+enum sroce_wc_flags {
+	SROCE_WC_F_GRH = 1 << 0,
+	SROCE_WC_F_WITH_IMM = 1 << 1,
+	SROCE_WC_F_WITH_INV = 1 << 2,
+};
+
+/**
+ * struct sroce_cqe - one completion queue entry (64 bytes)
+ * @wr_id: the work request's wr_id
+ * @status: an enum ib_wc_status value (equal to libibverbs' ibv_wc_status)
+ * @opcode: an enum ib_uverbs_wc_opcode value (equal to the kernel's
+ *	enum ib_wc_opcode and to libibverbs' enum ibv_wc_opcode)
+ * @vendor_err: a driver-specific error detail for a failed completion, or 0
+ * @byte_len: bytes transferred (received, for a receive completion)
+ * @imm_data: with %SROCE_WC_F_WITH_IMM the immediate data exactly as it was
+ *	on the wire (network byte order, like ibv_wc.imm_data); with
+ *	%SROCE_WC_F_WITH_INV the invalidated rkey in host byte order
+ * @qp_num: the local QP the completion belongs to
+ * @src_qp: the remote QP number (UD receives)
+ * @wc_flags: &enum sroce_wc_flags
+ * @pkey_index: P_Key index (UD/GSI receives)
+ * @slid: source LID; always 0 on RoCE
+ * @sl: service level
+ * @dlid_path_bits: always 0 on RoCE
+ * @port_num: the port (1)
+ * @reserved: zero
+ *
+ * A ring's entry_size may be larger than this structure in a later version;
+ * a consumer always steps by the ring's entry_size.
+ */
+struct sroce_cqe {
+	__aligned_u64 wr_id;
+	__u32 status;
+	__u32 opcode;
+	__u32 vendor_err;
+	__u32 byte_len;
+	__u32 imm_data;
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u8 port_num;
+	__u8 reserved0;
+	__u32 reserved[4];
+};
+
+/**
+ * enum sroce_cq_notify - bits of a CQ ring's notification (arm) word
+ * @SROCE_CQ_NOTIFY_NEXT_COMP: signal the completion channel at the next
+ *	completion of any kind
+ * @SROCE_CQ_NOTIFY_SOLICITED: signal it at the next solicited or failed
+ *	completion
+ *
+ * User space arms a CQ without a system call by an atomic OR of one bit
+ * into the word (sequentially consistent, so the store is ordered before
+ * the loads of its next poll).  The kernel, after publishing a CQE, clears
+ * the word with an atomic compare-and-exchange when the CQE matches what is
+ * armed and then signals the channel once.  Other bits are ignored.
+ */
+enum sroce_cq_notify {
+	SROCE_CQ_NOTIFY_NEXT_COMP = 1 << 0,
+	SROCE_CQ_NOTIFY_SOLICITED = 1 << 1,
+};
+
+/**
+ * struct sroce_create_cq_cmd - driver tail of CREATE_CQ
+ * @cqe_size: the sizeof(struct sroce_cqe) the provider was built with; the
+ *	kernel refuses a CQE size it cannot produce
+ * @reserved: must be zero
+ *
+ * A create without a tail (a generic caller) is accepted and gets a ring
+ * like any other.
+ */
+struct sroce_create_cq_cmd {
+	__u32 cqe_size;
+	__u32 reserved;
+};
+
+/**
+ * struct sroce_create_cq_resp - driver tail of the CREATE_CQ response
+ * @ring: the CQ ring; the core response's cqe is its @ring.num_entries
+ */
+struct sroce_create_cq_resp {
+	struct sroce_ring_info ring;
+};
+
+/**
+ * struct sroce_resize_cq_resp - driver tail of the RESIZE_CQ response
+ * @ring: the new ring, holding the CQEs not yet consumed from the old one,
+ *	in order, from index 0.  The old ring's mmap offset is dead from now
+ *	on (a mapping made before stays valid memory but is never written
+ *	again): unmap it and map the new one.
+ *
+ * RESIZE_CQ has no command tail (anything sent must be zero).
+ */
+struct sroce_resize_cq_resp {
+	struct sroce_ring_info ring;
+};
+
+/*
+ * Memory regions: REG_MR and DEREG_MR have no driver tail either way.  The
+ * core response carries the lkey and rkey (equal for sroce: one key per
+ * region, an index in the upper 24 bits and a per-registration variant in
+ * the low 8 bits).
+ */
+
 #endif /* SROCE_ABI_USER_H */

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * counters.h - the per-device packet counters behind the port's hw
+ * counters (`rdma statistic show link DEV/1`,
+ * /sys/class/infiniband/DEV/ports/1/hw_counters/).
+ */
+#ifndef SROCE_COUNTERS_H
+#define SROCE_COUNTERS_H
+
+#include <linux/percpu.h>
+#include <linux/u64_stats_sync.h>
+
+#include "proto/pkt.h"
+
+/*
+ * Every received datagram counts once in SROCE_CNT_RX_PACKETS (and its UDP
+ * payload in SROCE_CNT_RX_BYTES) and once in exactly one of the reasons:
+ * a validation failure (one counter per enum sroce_rx_reason but
+ * SROCE_RX_OK) or, for a valid packet, its fate.  So rx_packets is the sum
+ * of rx_drop_no_qp and the rx_err_* counters.
+ */
+enum sroce_counter {
+	SROCE_CNT_RX_PACKETS,
+	SROCE_CNT_RX_BYTES,
+	SROCE_CNT_RX_DROP_NO_QP,
+	/* SROCE_CNT_RX_ERR + reason - 1 for reason != SROCE_RX_OK */
+	SROCE_CNT_RX_ERR,
+	SROCE_CNT_TX_PACKETS = SROCE_CNT_RX_ERR + SROCE_RX_REASON_NR - 1,
+	SROCE_CNT_NR,
+};
+
+static inline enum sroce_counter sroce_counter_rx_err(enum sroce_rx_reason r)
+{
+	return SROCE_CNT_RX_ERR + r - 1;
+}
+
+/**
+ * struct sroce_stats - one CPU's share of a device's counters
+ * @cnt: the counters, indexed by enum sroce_counter
+ * @syncp: lets 32-bit readers see whole values.  Writers run with bottom
+ *	halves disabled (receive runs in softirq), so a CPU's writers never
+ *	nest; readers sum over all CPUs with u64_stats_fetch_begin/retry.
+ */
+struct sroce_stats {
+	u64_stats_t cnt[SROCE_CNT_NR];
+	struct u64_stats_sync syncp;
+};
+
+/*
+ * sroce_stats_rx() - count a received datagram of @bytes UDP payload
+ * bytes under @fate (SROCE_CNT_RX_DROP_NO_QP or sroce_counter_rx_err()).
+ * Bottom halves disabled.
+ */
+static inline void sroce_stats_rx(struct sroce_stats __percpu *stats,
+				  enum sroce_counter fate, unsigned int bytes)
+{
+	struct sroce_stats *s = this_cpu_ptr(stats);
+
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_inc(&s->cnt[SROCE_CNT_RX_PACKETS]);
+	u64_stats_add(&s->cnt[SROCE_CNT_RX_BYTES], bytes);
+	u64_stats_inc(&s->cnt[fate]);
+	u64_stats_update_end(&s->syncp);
+}
+
+/* sroce_stats_inc() - add one to counter @c.  Bottom halves disabled. */
+static inline void sroce_stats_inc(struct sroce_stats __percpu *stats,
+				   enum sroce_counter c)
+{
+	struct sroce_stats *s = this_cpu_ptr(stats);
+
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_inc(&s->cnt[c]);
+	u64_stats_update_end(&s->syncp);
+}
+
+struct sroce_dev;
+struct rdma_hw_stats;
+
+int sroce_counters_alloc(struct sroce_dev *sdev);
+void sroce_counters_free(struct sroce_dev *sdev);
+struct rdma_hw_stats *sroce_counters_alloc_port(struct ib_device *ibdev,
+						u32 port);
+int sroce_counters_query(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+			 u32 port, int index);
+
+#endif /* SROCE_COUNTERS_H */

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mr.c - memory regions: registration, keys, and the checks and copies the
+ * data path does through them.
+ *
+ * Keys.  A region has one key, used as both lkey and rkey: a 24-bit index
+ * into the device's xarray in the upper bits, and a variant byte, random per
+ * registration, in the low 8 bits, so a key kept after deregistration does
+ * not name the next region that gets the same index (with probability
+ * 255/256).  Index 0 is never used: key 0 is always invalid.
+ *
+ * Lifetime.  Lookups find the region under RCU and take a reference with
+ * kref_get_unless_zero(); deregistration removes it from the xarray (no new
+ * lookups), drops the registration's reference, waits until the data path
+ * has dropped its own, then unpins the pages and frees the object after a
+ * grace period.
+ *
+ * Checks (sroce_mr_lookup_local() / _remote()), in this order; the first
+ * failure decides the error:
+ *  1. the key names a live region (index and variant): else -ENOENT;
+ *  2. the region belongs to the caller's PD: else -EACCES;
+ *  3. the access is granted: a local access asks for 0 (read, always
+ *     granted) or IB_ACCESS_LOCAL_WRITE; a remote one for one or more of
+ *     IB_ACCESS_REMOTE_READ/_WRITE/_ATOMIC, each of which the registration
+ *     must hold; any other bit is refused: else -EACCES;
+ *  4. [va, va + len) lies inside [iova, iova + length), computed without
+ *     64-bit overflow (a len of 0 needs va inside or at the end): else
+ *     -ERANGE.
+ * The data path maps them to its completion statuses (local protection /
+ * length errors, remote access errors).  Alignment of atomics is its job.
+ */
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "sroce.h"
+
+#define SROCE_MR_INDEX_MAX	0xffffff
+
+/*
+ * Access flags a registration may carry.  IB_ACCESS_HUGETLB and the
+ * optional range (relaxed ordering) are hints without effect here.
+ * Memory windows (MW_BIND), zero-based and on-demand regions are not
+ * offered.
+ */
+#define SROCE_MR_ACCESS_OK						\
+	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |		\
+	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |		\
+	 IB_ACCESS_HUGETLB | IB_ACCESS_OPTIONAL)
+
+#define SROCE_MR_ACCESS_REMOTE						\
+	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |		\
+	 IB_ACCESS_REMOTE_ATOMIC)
+
+/**
+ * sroce_mr_dev_init() - set up a device's key table
+ * @sdev: the device being created
+ */
+void sroce_mr_dev_init(struct sroce_dev *sdev)
+{
+	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
+	sdev->mr_next = 1;
+	atomic_set(&sdev->mr_count, 0);
+}
+
+/**
+ * sroce_mr_dev_cleanup() - end of a device's key table
+ * @sdev: a device whose MRs the core has all deregistered
+ */
+void sroce_mr_dev_cleanup(struct sroce_dev *sdev)
+{
+	WARN_ON(!xa_empty(&sdev->mr_xa));
+	WARN_ON(atomic_read(&sdev->mr_count));
+	xa_destroy(&sdev->mr_xa);
+}
+
+/*
+ * IBTA 10.6.3.1: remote write and remote atomic access require local write
+ * access; anything outside SROCE_MR_ACCESS_OK is refused.
+ */
+static int sroce_mr_check_access(int access)
+{
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	if (access & ~SROCE_MR_ACCESS_OK)
+		return -EINVAL;
+	return 0;
+}
+
+static void sroce_mr_release(struct kref *ref)
+{
+	complete(&container_of(ref, struct sroce_mr, ref)->released);
+}
+
+/**
+ * sroce_mr_put() - drop a reference a lookup took
+ * @mr: the region
+ */
+void sroce_mr_put(struct sroce_mr *mr)
+{
+	kref_put(&mr->ref, sroce_mr_release);
+}
+
+/*
+ * Common tail of both registrations: count, key, publish.  On failure
+ * nothing of this is left; the caller still owns @mr and its umem.
+ */
+static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
+{
+	u32 index;
+	int ret;
+
+	if (!atomic_add_unless(&sdev->mr_count, 1, SROCE_MAX_MR))
+		return -ENOMEM;
+
+	kref_init(&mr->ref);
+	init_completion(&mr->released);
+	/* Reserve the index first: the key must be set before publishing. */
+	ret = xa_alloc_cyclic(&sdev->mr_xa, &index, NULL,
+			      XA_LIMIT(1, SROCE_MR_INDEX_MAX), &sdev->mr_next,
+			      GFP_KERNEL);
+	if (ret < 0)
+		goto err_dec_count;
+	mr->ibmr.lkey = index << 8 | get_random_u8();
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	/* Publishes the initialised region (xa_store implies a barrier). */
+	xa_store(&sdev->mr_xa, index, mr, GFP_KERNEL);
+	return 0;
+
+err_dec_count:
+	atomic_dec(&sdev->mr_count);
+	return ret;
+}
+
+/**
+ * sroce_mr_get_dma() - ops.get_dma_mr: a region over all kernel memory
+ * @ibpd: a kernel PD
+ * @access: IB_ACCESS_* flags
+ *
+ * With virtual DMA (no DMA device) the addresses kernel users put in their
+ * work requests are kernel virtual addresses; the region spans all of them
+ * and sroce_mr_copy() dereferences them as given.  A remote flag here is
+ * what IB_PD_UNSAFE_GLOBAL_RKEY asks for, and exactly as unsafe.
+ *
+ * Return: the region, or ERR_PTR(-EINVAL / -ENOMEM).
+ */
+struct ib_mr *sroce_mr_get_dma(struct ib_pd *ibpd, int access)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct sroce_mr *mr;
+	int ret;
+
+	ret = sroce_mr_check_access(access);
+	if (ret)
+		return ERR_PTR(ret);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->pd = ibpd;
+	mr->iova = 0;
+	mr->length = U64_MAX;
+	mr->access = access;
+	mr->ibmr.device = ibpd->device;
+	mr->ibmr.pd = ibpd;
+
+	ret = sroce_mr_add(sdev, mr);
+	if (ret)
+		goto err_free_mr;
+	return &mr->ibmr;
+
+err_free_mr:
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+/**
+ * sroce_mr_reg_user() - ops.reg_user_mr
+ * @ibpd: the PD
+ * @start: user virtual address of the first byte
+ * @length: bytes, 1..SROCE_MAX_MR_SIZE
+ * @iova: the address the keys' users name @start by (the core checked
+ *	that it has the same offset in its page as @start)
+ * @access: IB_ACCESS_* flags, see sroce_mr_check_access()
+ * @udata: no driver data either way
+ *
+ * Return: the region, or ERR_PTR(): -EINVAL for bad flags, a length of 0,
+ * above the maximum, or an @iova range that wraps; ib_umem_get()'s errors
+ * (-EFAULT for unmapped memory, -ENOMEM beyond RLIMIT_MEMLOCK); -ENOMEM.
+ */
+struct ib_mr *sroce_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	struct ib_umem *umem;
+	struct sroce_mr *mr;
+	u64 end;
+	int ret;
+
+	ret = sroce_mr_check_access(access);
+	if (ret)
+		return ERR_PTR(ret);
+	if (!length || length > SROCE_MAX_MR_SIZE ||
+	    check_add_overflow(iova, length, &end) ||
+	    check_add_overflow(start, length, &end))
+		return ERR_PTR(-EINVAL);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+
+	umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(umem)) {
+		ret = PTR_ERR(umem);
+		ibdev_dbg(ibpd->device, "reg_mr: cannot pin %#llx+%#llx: %d\n",
+			  start, length, ret);
+		goto err_free_mr;
+	}
+	mr->umem = umem;
+	mr->pd = ibpd;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	mr->ibmr.device = ibpd->device;
+	mr->ibmr.pd = ibpd;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+
+	ret = sroce_mr_add(sdev, mr);
+	if (ret)
+		goto err_release_umem;
+	return &mr->ibmr;
+
+err_release_umem:
+	ib_umem_release(umem);
+err_free_mr:
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+/**
+ * sroce_mr_dereg() - ops.dereg_mr
+ * @ibmr: a region no MW or QP operation needs any more
+ * @udata: unused
+ *
+ * Sleeps until every data-path reference is gone.
+ *
+ * Return: 0.
+ */
+int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibmr->device);
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	xa_erase(&sdev->mr_xa, mr->ibmr.lkey >> 8);
+	sroce_mr_put(mr);
+	wait_for_completion(&mr->released);
+
+	ib_umem_release(mr->umem);
+	atomic_dec(&sdev->mr_count);
+	kfree_rcu(mr, rcu);
+	return 0;
+}
+
+static struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
+					struct ib_pd *pd, int access, u64 va,
+					u64 len)
+{
+	struct sroce_mr *mr;
+	u64 end, mr_end;
+	int ret;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mr_xa, key >> 8);
+	if (!mr || mr->ibmr.lkey != key || !kref_get_unless_zero(&mr->ref)) {
+		rcu_read_unlock();
+		return ERR_PTR(-ENOENT);
+	}
+	rcu_read_unlock();
+
+	if (mr->pd != pd) {
+		ret = -EACCES;
+		goto err_put;
+	}
+	if ((access & mr->access) != access) {
+		ret = -EACCES;
+		goto err_put;
+	}
+	mr_end = mr->iova + mr->length;
+	if (va < mr->iova || check_add_overflow(va, len, &end) ||
+	    end > mr_end) {
+		ret = -ERANGE;
+		goto err_put;
+	}
+	return mr;
+
+err_put:
+	sroce_mr_put(mr);
+	return ERR_PTR(ret);
+}
+
+/**
+ * sroce_mr_lookup_local() - find a region by lkey for a local access
+ * @sdev: the device
+ * @lkey: the key from a work request's SGE
+ * @pd: the PD of the QP doing the access
+ * @access: 0 to read the region, IB_ACCESS_LOCAL_WRITE to write it
+ * @va: first address accessed
+ * @len: bytes accessed
+ *
+ * Return: the region with a reference (drop it with sroce_mr_put()), or
+ * ERR_PTR(-ENOENT / -EACCES / -ERANGE) as described at the top of mr.c.
+ */
+struct sroce_mr *sroce_mr_lookup_local(struct sroce_dev *sdev, u32 lkey,
+				       struct ib_pd *pd, int access, u64 va,
+				       u64 len)
+{
+	if (access & ~IB_ACCESS_LOCAL_WRITE)
+		return ERR_PTR(-EACCES);
+	return sroce_mr_lookup(sdev, lkey, pd, access, va, len);
+}
+
+/**
+ * sroce_mr_lookup_remote() - find a region by rkey for a remote access
+ * @sdev: the device
+ * @rkey: the key from the packet's RETH or AtomicETH
+ * @pd: the PD of the QP the packet arrived on
+ * @access: IB_ACCESS_REMOTE_READ, _WRITE and/or _ATOMIC; at least one
+ * @va: first address accessed
+ * @len: bytes accessed
+ *
+ * Return: as sroce_mr_lookup_local().
+ */
+struct sroce_mr *sroce_mr_lookup_remote(struct sroce_dev *sdev, u32 rkey,
+					struct ib_pd *pd, int access, u64 va,
+					u64 len)
+{
+	if (!access || (access & ~SROCE_MR_ACCESS_REMOTE))
+		return ERR_PTR(-EACCES);
+	return sroce_mr_lookup(sdev, rkey, pd, access, va, len);
+}
+
+/**
+ * sroce_mr_copy() - copy between a region and a kernel buffer
+ * @mr: a region the caller holds a reference to, found by a lookup that
+ *	checked [@va, @va + @len) and the access
+ * @va: first address in the region
+ * @buf: kernel buffer
+ * @len: bytes
+ * @dir: SROCE_MR_TO_BUF reads the region, SROCE_MR_FROM_BUF writes it
+ *
+ * Any context (the user pages are pinned; atomic kmaps).
+ *
+ * Return: 0, -ERANGE if the range is outside the region (a caller bug),
+ * -EACCES when writing pages pinned read-only, -EFAULT if the page list is
+ * shorter than the region (cannot happen for a pinned region).
+ */
+int sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
+		  enum sroce_mr_copy_dir dir)
+{
+	struct sg_table *sgt;
+	u64 end, off;
+	size_t done;
+
+	if (WARN_ON_ONCE(va < mr->iova || check_add_overflow(va, len, &end) ||
+			 end > mr->iova + mr->length))
+		return -ERANGE;
+	if (!len)
+		return 0;
+
+	if (!mr->umem) {
+		void *kva = (void *)(uintptr_t)va;
+
+		if (dir == SROCE_MR_TO_BUF)
+			memcpy(buf, kva, len);
+		else
+			memcpy(kva, buf, len);
+		return 0;
+	}
+
+	if (dir == SROCE_MR_FROM_BUF && !mr->umem->writable)
+		return -EACCES;
+	sgt = &mr->umem->sgt_append.sgt;
+	off = va - mr->iova + ib_umem_offset(mr->umem);
+	if (dir == SROCE_MR_TO_BUF)
+		done = sg_pcopy_to_buffer(sgt->sgl, sgt->orig_nents, buf, len,
+					  off);
+	else
+		done = sg_pcopy_from_buffer(sgt->sgl, sgt->orig_nents, buf,
+					    len, off);
+	return done == len ? 0 : -EFAULT;
+}

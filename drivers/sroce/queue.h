@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * queue.h - rings shared with user space (see queue.c and the ring section
+ * of include/uapi/rdma/sroce-abi.h).
+ */
+#ifndef SROCE_QUEUE_H
+#define SROCE_QUEUE_H
+
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/sroce-abi.h>
+
+/*
+ * Layout of every ring: the producer index, the consumer index and the
+ * notification word each on a cache line pair of its own (adjacent-line
+ * prefetchers fetch 128 bytes), then the entries.  User space learns these
+ * offsets from struct sroce_ring_info, never from here.
+ */
+#define SROCE_QUEUE_PRODUCER_OFF	0
+#define SROCE_QUEUE_CONSUMER_OFF	128
+#define SROCE_QUEUE_NOTIFY_OFF		256
+#define SROCE_QUEUE_ENTRIES_OFF		512
+
+/**
+ * struct sroce_mmap_entry - a ring's memory as an mmap entry of a context
+ * @rdma: the core entry, in the context's mmap_xa
+ * @buf: the vmalloc_user() memory; freed by sroce_queue_mmap_free() when
+ *	the core drops the last reference to @rdma (after the queue removed
+ *	it and no mmap() of it is in progress)
+ */
+struct sroce_mmap_entry {
+	struct rdma_user_mmap_entry rdma;
+	void *buf;
+};
+
+/**
+ * struct sroce_queue - one ring
+ * @buf: the ring memory (vmalloc_user(), zeroed, @size bytes)
+ * @size: bytes of @buf, a multiple of PAGE_SIZE
+ * @num_entries: capacity, a power of two
+ * @entry_size: bytes per entry
+ * @producer: the producer index in @buf
+ * @consumer: the consumer index in @buf
+ * @notify: the notification word in @buf
+ * @mmap: the mmap entry when the ring belongs to a user context (it then
+ *	owns @buf), NULL for a kernel user's ring
+ *
+ * Constant from sroce_queue_init() to sroce_queue_destroy(); the owner of
+ * the queue (a CQ, later a QP) guards the indices.  Everything in @buf that
+ * user space can write must be treated as hostile input.
+ */
+struct sroce_queue {
+	void *buf;
+	size_t size;
+	u32 num_entries;
+	u32 entry_size;
+	u32 *producer;
+	u32 *consumer;
+	u32 *notify;
+	struct sroce_mmap_entry *mmap;
+};
+
+int sroce_queue_init(struct sroce_queue *q, struct ib_udata *udata,
+		     u32 num_entries, u32 entry_size);
+void sroce_queue_destroy(struct sroce_queue *q);
+void sroce_queue_get_info(const struct sroce_queue *q,
+			  struct sroce_ring_info *info);
+
+/* The slot of a free-running index. */
+static inline void *sroce_queue_slot(const struct sroce_queue *q, u32 index)
+{
+	return q->buf + SROCE_QUEUE_ENTRIES_OFF +
+	       (size_t)(index & (q->num_entries - 1)) * q->entry_size;
+}
+
+/* ops.mmap and ops.mmap_free */
+int sroce_queue_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void sroce_queue_mmap_free(struct rdma_user_mmap_entry *rdma);
+
+#endif /* SROCE_QUEUE_H */

@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sroce objects: protection domains, memory regions and completion queues
+# through libibverbs (tools/sroce-objtest), their bad input, the mapped CQ
+# ring, `rdma resource`, and clean-up when a process exits or the module
+# goes away.
+#
+#   init_net                              $NS
+#   +------------------------+            +------------------------+
+#   | sroce0 (rdma link)     |            |                        |
+#   |   v0 10.93.0.1/24      |----veth----|   v1 10.93.0.2/24      |
+#   +------------------------+            +------------------------+
+#
+# Runs in a guest (qemu/run-guest) as root.
+. "$(dirname "$0")/lib.sh"
+
+NS=sroce-obj-$$
+OBJTEST=$SROCE_REPO/build/userspace/tools/sroce-objtest
+HOLDER_PID=
+
+cleanup() {
+	[ -z "$HOLDER_PID" ] || kill "$HOLDER_PID" 2>/dev/null
+	rdma link delete sroce0 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+	ip link del v0 2>/dev/null
+	sroce_unload 2>/dev/null
+}
+trap cleanup EXIT
+
+objtest() {
+	"$OBJTEST" sroce0 "$@"
+}
+
+test_setup() {
+	[ -x "$OBJTEST" ] || fail "$OBJTEST is not built"
+	sroce_load
+	sroce_provider_setup
+	ip netns add "$NS"
+	ip link add v0 type veth peer name v1 netns "$NS"
+	ip addr add 10.93.0.1/24 dev v0
+	ip link set v0 up
+	ip -n "$NS" addr add 10.93.0.2/24 dev v1
+	ip -n "$NS" link set v1 up
+	rdma link add sroce0 type sroce netdev v0
+	ibv_devinfo -v -d sroce0 | grep -E 'max_(cq|cqe|mr|mr_size|qp|pd):|page_size_cap'
+}
+
+test_objects() {
+	objtest objects
+}
+
+test_mr_errors() {
+	objtest mr-errors
+}
+
+test_cq_errors() {
+	objtest cq-errors
+}
+
+test_cq_resize() {
+	objtest cq-resize
+}
+
+test_poll_no_syscall() {
+	objtest poll-no-syscall
+}
+
+test_mmap() {
+	objtest mmap-checks
+}
+
+test_channel() {
+	objtest channel
+}
+
+# rdma resource show, run by the tool while it holds a PD, an MR and a CQ.
+test_resource_show() {
+	local out
+	out=$(objtest hold 'rdma resource show pd dev sroce0; rdma resource show mr dev sroce0; rdma resource show cq dev sroce0')
+	echo "$out"
+	echo "$out" | grep -q 'comm sroce-objtest' || fail "no object of sroce-objtest listed"
+	echo "$out" | grep -Eq '^dev sroce0 .*mrlen 16384' || fail "MR not listed"
+	echo "$out" | grep -Eq '^dev sroce0 .*cqe 32 ' || fail "CQ not listed"
+	echo "$out" | grep -Eq '^dev sroce0 .*pdn ' || fail "PD not listed"
+	# Gone afterwards.
+	! rdma resource show cq dev sroce0 | grep -q sroce-objtest
+	! rdma resource show mr dev sroce0 | grep -q sroce-objtest
+}
+
+# Exiting without destroying anything: the core destroys the objects.
+test_exit_cleans_up() {
+	objtest leak
+	! rdma resource show mr dev sroce0 | grep -q sroce-objtest
+	! rdma resource show cq dev sroce0 | grep -q sroce-objtest
+	! rdma resource show pd dev sroce0 | grep -q sroce-objtest
+	rdma resource show
+}
+
+holder_ready() {
+	grep -q '^holding' "$1"
+}
+
+# An open context holds the module (no disassociate_ucontext): rmmod fails
+# until the process is gone.
+test_rmmod_with_open_context() {
+	local log
+	log=$(mktemp)
+	# Not through objtest(): $! must be the tool's own pid.
+	"$OBJTEST" sroce0 hold > "$log" 2>&1 &
+	HOLDER_PID=$!
+	wait_for 20 holder_ready "$log"
+	cat "$log"
+	expect_fail rmmod sroce
+	kill "$HOLDER_PID"
+	wait "$HOLDER_PID" || true
+	HOLDER_PID=
+	rdma link delete sroce0
+	wait_for 10 rdma_dev_gone sroce0
+	rmmod sroce
+	! lsmod | grep -q '^sroce '
+	rm -f "$log"
+}
+
+ktap_plan 11
+run_test "module, link and provider set up" test_setup
+run_test "PD, MRs and CQs are created and destroyed" test_objects
+run_test "reg_mr and dereg_mr refuse bad input" test_mr_errors
+run_test "create_cq refuses bad sizes and vectors" test_cq_errors
+run_test "resize_cq" test_cq_resize
+run_test "poll_cq and req_notify_cq make no system call" test_poll_no_syscall
+run_test "mmap of the uverbs file is checked" test_mmap
+run_test "a CQ on a completion channel arms, no spurious event" test_channel
+run_test "rdma resource show lists the objects" test_resource_show
+run_test "process exit destroys its objects" test_exit_cleans_up
+run_test "rmmod waits for open contexts, then succeeds" test_rmmod_with_open_context
+ktap_finish

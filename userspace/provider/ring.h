@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * ring.h - the consumer side of the rings the kernel shares with the
+ * provider (see the ring section of <rdma/sroce-abi.h>).
+ *
+ * Pure logic over memory: no system calls, no libibverbs state, so the host
+ * unit tests drive it over an ordinary buffer standing in for the mapping.
+ *
+ * Indices are free-running uint32_t counters; slot = index & (entries - 1).
+ * The producer (the kernel) stores its index with release; the consumer
+ * loads it with acquire, copies the entries out, then stores its own index
+ * with release.  Arming a CQ is an atomic OR into the notification word,
+ * sequentially consistent, so it is ordered before the loads of the next
+ * poll (the kernel does a full barrier between publishing a CQE and reading
+ * the word).
+ */
+#ifndef SROCE_PROVIDER_RING_H
+#define SROCE_PROVIDER_RING_H
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include <infiniband/verbs.h>
+#include <rdma/sroce-abi.h>
+
+namespace sroce {
+
+/* A checked struct sroce_ring_info. */
+struct ring_layout {
+	std::uint64_t mmap_offset;
+	std::size_t mmap_size;
+	std::uint32_t num_entries;
+	std::uint32_t entry_size;
+	std::uint32_t entries_offset;
+	std::uint32_t producer_offset;
+	std::uint32_t consumer_offset;
+	std::uint32_t notify_offset;
+};
+
+/*
+ * Check a ring description from the kernel: num_entries a power of two,
+ * entry_size at least min_entry_size and a multiple of 8, mmap offset and
+ * size multiples of page_size, entries and index words inside the mapping,
+ * the index words 4-aligned and outside the entries.  Returns 0 or EPROTO;
+ * *out is written only on success.
+ */
+int parse_ring_info(const sroce_ring_info &info, std::size_t min_entry_size,
+		    bool has_notify, std::uint32_t page_size,
+		    ring_layout *out) noexcept;
+
+/* The ring words and entries of one mapping. */
+struct ring_view {
+	unsigned char *entries;
+	std::uint32_t *producer;
+	std::uint32_t *consumer;
+	std::uint32_t *notify; /* nullptr for rings without one */
+	std::uint32_t mask; /* num_entries - 1 */
+	std::uint32_t entry_size;
+};
+
+/* Point a view at a mapping laid out as layout says. */
+ring_view make_ring_view(void *base, const ring_layout &layout) noexcept;
+
+/* Free-running index arithmetic. */
+constexpr std::uint32_t ring_used(std::uint32_t prod, std::uint32_t cons)
+{
+	return prod - cons;
+}
+
+constexpr std::uint32_t ring_slot(std::uint32_t index, std::uint32_t mask)
+{
+	return index & mask;
+}
+
+/* A CQE as libibverbs reports it. */
+void cqe_to_wc(const sroce_cqe &cqe, ibv_wc *wc) noexcept;
+
+/*
+ * Take up to num_entries CQEs from the ring into wc.  Returns how many, or
+ * -1 when the producer index is more than a ring ahead of the consumer (a
+ * corrupted ring; nothing is consumed).  Never makes a system call.
+ */
+int cq_ring_poll(const ring_view &ring, int num_entries, ibv_wc *wc) noexcept;
+
+/* Arm: SROCE_CQ_NOTIFY_SOLICITED if solicited_only, else NEXT_COMP. */
+void cq_ring_arm(const ring_view &ring, bool solicited_only) noexcept;
+
+static_assert(std::atomic_ref<std::uint32_t>::is_always_lock_free);
+static_assert(std::atomic_ref<std::uint32_t>::required_alignment == 4);
+static_assert(sizeof(sroce_cqe) == 64);
+static_assert(sizeof(sroce_ring_info) == 64);
+
+} /* namespace sroce */
+
+#endif /* SROCE_PROVIDER_RING_H */

@@ -9,6 +9,10 @@
 #   make install    install the module and the provider on this host
 #   make clean      remove everything built
 #   make lint       checkpatch --strict and sparse over the kernel code
+#   make fuzz       fuzz the receive parser for FUZZ_SECONDS (default 3600)
+#   make check-debug  the guest selftests under a debug kernel (KASAN,
+#                   lockdep, kmemleak; built once by scripts/build-debug-kernel,
+#                   ~20 min); not part of `make check`; T=<pattern> as above
 #
 # KVER selects the kernel to build against (default: scripts/kver, which
 # picks the running kernel when its headers are installed).
@@ -19,7 +23,8 @@ KDIR     ?= /lib/modules/$(KVER)/build
 CMAKE_BUILD := $(BUILD)/userspace
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all module userspace check demo install install-module install-provider clean lint deps
+.PHONY: all module userspace check demo install install-module install-provider clean lint deps fuzz
+.PHONY: check-debug debug-kernel debug-module
 
 all: module userspace
 
@@ -41,12 +46,39 @@ check: deps
 	$(MAKE) all
 	scripts/check '$(T)'
 
+# The debug kernel's sroce.ko is built from a copy of the sources in its own
+# directory, so that drivers/sroce/sroce.ko stays the one for Debian's kernel.
+DEBUG_DIR := $(BUILD)/debug-kernel
+DEBUG_M   := $(DEBUG_DIR)/sroce
+DEBUG_SRC  = Kbuild $(shell find drivers include -type f \( -name '*.[ch]' -o -name Kbuild -o -name '*.mk' \) ! -name '*.mod.c')
+
+debug-kernel:
+	scripts/build-debug-kernel
+
+debug-module: debug-kernel
+	mkdir -p $(DEBUG_M)
+	cp -p --parents $(DEBUG_SRC) $(DEBUG_M)/
+	$(MAKE) -C $(DEBUG_DIR)/src M=$(DEBUG_M) modules
+
+# Waits and guest time limits are stretched, kmemleak scans after each test.
+check-debug: deps
+	$(MAKE) all debug-module
+	SROCE_KERNEL=debug SROCE_KO=$(DEBUG_M)/drivers/sroce/sroce.ko \
+	SROCE_TIMEOUT_SCALE=10 SROCE_KMEMLEAK=1 \
+	SROCE_GUEST_TIMEOUT=$${SROCE_GUEST_TIMEOUT:-5400} \
+		scripts/check '$(if $(T),$(T),^guest:)'
+
 demo: deps
 	$(MAKE) all
 	scripts/demo
 
 lint: module
 	scripts/lint
+
+# make check runs the same fuzzer for 60 s; this is the long run.
+FUZZ_SECONDS ?= 3600
+fuzz: deps
+	tests/fuzz/run-fuzz.sh $(FUZZ_SECONDS)
 
 # DESTDIR installs into a staging root instead of /.
 install: all install-module install-provider

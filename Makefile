@@ -12,7 +12,7 @@
 #   make fuzz       fuzz the receive parser for FUZZ_SECONDS (default 3600)
 #   make check-debug  the guest selftests under a debug kernel (KASAN,
 #                   lockdep, kmemleak; built once by scripts/build-debug-kernel,
-#                   ~20 min); not part of `make check`; T=<pattern> as above
+#                   ~8 min); not part of `make check`; T=<pattern> as above
 #
 # KVER selects the kernel to build against (default: scripts/kver, which
 # picks the running kernel when its headers are installed).

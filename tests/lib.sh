@@ -17,7 +17,13 @@
 
 KSFT_SKIP=4
 SROCE_REPO=${SROCE_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-SROCE_KO=$SROCE_REPO/drivers/sroce/sroce.ko
+# SROCE_KO (passed in by qemu/run-guest) loads another build of sroce.ko, such
+# as the one for the debug kernel (make check-debug).
+SROCE_KO_BUILT=$SROCE_REPO/drivers/sroce/sroce.ko
+SROCE_KO=${SROCE_KO:-$SROCE_KO_BUILT}
+# Waits are multiplied by SROCE_TIMEOUT_SCALE (make check-debug: the debug
+# kernel is several times slower).
+SROCE_TIMEOUT_SCALE=${SROCE_TIMEOUT_SCALE:-1}
 SROCE_PROVIDER_DIR=$SROCE_REPO/build/userspace/provider
 
 _ktap_n=0
@@ -25,8 +31,9 @@ _ktap_failed=0
 _ktap_planned=0
 
 # Messages in the kernel log that fail every run.  qemu/run-guest scans the
-# whole log with the same list; ktap_finish reports it as a test case.
-KERNEL_TROUBLE='(Oops|BUG:|kernel BUG at|WARNING: CPU:|WARNING: at|general protection fault|Kernel panic|blocked for more than [0-9]+ seconds|soft lockup|hard LOCKUP|rcu.*detected stalls|UBSAN:|KASAN:|list_(add|del) corruption|unreferenced object)'
+# whole log with the same list; ktap_finish reports it as a test case.  The
+# lockdep messages appear only on a kernel with PROVE_LOCKING (debug kernel).
+KERNEL_TROUBLE='(Oops|BUG:|kernel BUG at|WARNING: CPU:|WARNING: at|general protection fault|Kernel panic|blocked for more than [0-9]+ seconds|soft lockup|hard LOCKUP|rcu.*detected stalls|UBSAN:|KASAN:|list_(add|del) corruption|unreferenced object|possible circular locking dependency|inconsistent lock state|possible recursive locking|possible irq lock inversion|lock order detected|bad unlock balance|suspicious RCU usage|held lock freed|lock held when returning to user space)'
 
 ktap_plan() {
 	_ktap_planned=$(($1 + 1))
@@ -84,9 +91,10 @@ skip() {
 	exit "$KSFT_SKIP"
 }
 
-# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
+# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds (SECONDS
+# times SROCE_TIMEOUT_SCALE).
 wait_for() {
-	local deadline=$((SECONDS + $1))
+	local deadline=$((SECONDS + $1 * SROCE_TIMEOUT_SCALE))
 	shift
 	until "$@" >/dev/null 2>&1; do
 		[ "$SECONDS" -lt "$deadline" ] || { echo "timed out waiting for: $*" >&2; return 1; }

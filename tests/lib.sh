@@ -33,7 +33,7 @@ _ktap_planned=0
 # Messages in the kernel log that fail every run.  qemu/run-guest scans the
 # whole log with the same list; ktap_finish reports it as a test case.  The
 # lockdep messages appear only on a kernel with PROVE_LOCKING (debug kernel).
-KERNEL_TROUBLE='(Oops|BUG:|kernel BUG at|WARNING: CPU:|WARNING: at|general protection fault|Kernel panic|blocked for more than [0-9]+ seconds|soft lockup|hard LOCKUP|rcu.*detected stalls|UBSAN:|KASAN:|list_(add|del) corruption|unreferenced object|possible circular locking dependency|inconsistent lock state|possible recursive locking|possible irq lock inversion|lock order detected|bad unlock balance|suspicious RCU usage|held lock freed|lock held when returning to user space)'
+KERNEL_TROUBLE=$(cat "$SROCE_REPO/qemu/kernel-trouble.ere")
 
 ktap_plan() {
 	_ktap_planned=$(($1 + 1))

@@ -251,10 +251,11 @@ test_rx_no_device() {
 	[ $((after - before)) -eq 7 ]
 }
 
-# sum of rx_drop_no_qp and every rx_err_* counter of DEV
+# sum of every fate counter of DEV (rx_qp, rx_drop_*, rx_err_*)
 fates() {
 	local f s=0
-	for f in "/sys/class/infiniband/$1/ports/1/hw_counters/"rx_drop_no_qp \
+	for f in "/sys/class/infiniband/$1/ports/1/hw_counters/"rx_qp \
+		 "/sys/class/infiniband/$1/ports/1/hw_counters/"rx_drop_* \
 		 "/sys/class/infiniband/$1/ports/1/hw_counters/"rx_err_*; do
 		s=$((s + $(cat "$f")))
 	done

@@ -21,7 +21,9 @@ static_assert(SROCE_RX_REASON_NR == 17);
 static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	[SROCE_CNT_RX_PACKETS] = { .name = "rx_packets" },
 	[SROCE_CNT_RX_BYTES] = { .name = "rx_bytes" },
+	[SROCE_CNT_RX_QP] = { .name = "rx_qp" },
 	[SROCE_CNT_RX_DROP_NO_QP] = { .name = "rx_drop_no_qp" },
+	[SROCE_CNT_RX_DROP_NOT_PEER] = { .name = "rx_drop_not_peer" },
 	SROCE_RX_ERR_DESC(SROCE_RX_TRUNCATED, "truncated"),
 	SROCE_RX_ERR_DESC(SROCE_RX_BAD_IP_VERSION, "ip_version"),
 	SROCE_RX_ERR_DESC(SROCE_RX_BAD_IP_HDR, "ip_hdr"),
@@ -39,6 +41,13 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	SROCE_RX_ERR_DESC(SROCE_RX_BAD_SEG_LEN, "seg_len"),
 	SROCE_RX_ERR_DESC(SROCE_RX_BAD_ICRC, "icrc"),
 	[SROCE_CNT_TX_PACKETS] = { .name = "tx_packets" },
+	[SROCE_CNT_RETRANSMITS] = { .name = "retransmits" },
+	[SROCE_CNT_TIMEOUTS] = { .name = "ack_timeouts" },
+	[SROCE_CNT_SEQ_NAK_SENT] = { .name = "seq_naks_sent" },
+	[SROCE_CNT_SEQ_NAK_RCVD] = { .name = "seq_naks_rcvd" },
+	[SROCE_CNT_RNR_NAK_SENT] = { .name = "rnr_naks_sent" },
+	[SROCE_CNT_RNR_NAK_RCVD] = { .name = "rnr_naks_rcvd" },
+	[SROCE_CNT_DUPLICATES] = { .name = "duplicate_requests" },
 };
 
 /**

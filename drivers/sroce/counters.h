@@ -16,16 +16,30 @@
  * Every received datagram counts once in SROCE_CNT_RX_PACKETS (and its UDP
  * payload in SROCE_CNT_RX_BYTES) and once in exactly one of the reasons:
  * a validation failure (one counter per enum sroce_rx_reason but
- * SROCE_RX_OK) or, for a valid packet, its fate.  So rx_packets is the sum
- * of rx_drop_no_qp and the rx_err_* counters.
+ * SROCE_RX_OK) or, for a valid packet, its fate: delivered to its QP
+ * (rx_qp), or dropped for lack of one (rx_drop_no_qp) or because it does
+ * not come from the QP's peer (rx_drop_not_peer).  So rx_packets is the
+ * sum of those three and the rx_err_* counters.
+ *
+ * The transport counters after SROCE_CNT_TX_PACKETS count events of the
+ * RC engine.
  */
 enum sroce_counter {
 	SROCE_CNT_RX_PACKETS,
 	SROCE_CNT_RX_BYTES,
+	SROCE_CNT_RX_QP,
 	SROCE_CNT_RX_DROP_NO_QP,
+	SROCE_CNT_RX_DROP_NOT_PEER,
 	/* SROCE_CNT_RX_ERR + reason - 1 for reason != SROCE_RX_OK */
 	SROCE_CNT_RX_ERR,
 	SROCE_CNT_TX_PACKETS = SROCE_CNT_RX_ERR + SROCE_RX_REASON_NR - 1,
+	SROCE_CNT_RETRANSMITS,		/* packets sent again */
+	SROCE_CNT_TIMEOUTS,		/* local ACK timeouts */
+	SROCE_CNT_SEQ_NAK_SENT,
+	SROCE_CNT_SEQ_NAK_RCVD,
+	SROCE_CNT_RNR_NAK_SENT,
+	SROCE_CNT_RNR_NAK_RCVD,
+	SROCE_CNT_DUPLICATES,		/* duplicate requests received */
 	SROCE_CNT_NR,
 };
 

@@ -207,8 +207,11 @@ err_destroy_new:
 }
 
 /* Kernel flags from sroce's CQE flags (include/uapi/rdma/sroce-abi.h). */
-static void sroce_cq_cqe_to_wc(const struct sroce_cqe *cqe, struct ib_wc *wc)
+static void sroce_cq_cqe_to_wc(struct sroce_cq *cq,
+			       const struct sroce_cqe *cqe, struct ib_wc *wc)
 {
+	struct sroce_qp *qp;
+
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = cqe->wr_id;
 	wc->status = cqe->status;
@@ -216,9 +219,11 @@ static void sroce_cq_cqe_to_wc(const struct sroce_cqe *cqe, struct ib_wc *wc)
 	wc->vendor_err = cqe->vendor_err;
 	wc->byte_len = cqe->byte_len;
 	/*
-	 * wc->qp stays NULL: there are no QPs yet.  The QP code will resolve
-	 * cqe->qp_num to its ib_qp here.
+	 * The QP of a completion outlives it in the CQ: a kernel user
+	 * destroys a QP only after it has polled its completions.
 	 */
+	qp = xa_load(&to_sdev(cq->ibcq.device)->qp_xa, cqe->qp_num);
+	wc->qp = qp ? &qp->ibqp : NULL;
 	if (cqe->wc_flags & SROCE_WC_F_WITH_INV) {
 		wc->ex.invalidate_rkey = cqe->imm_data;
 		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
@@ -258,7 +263,8 @@ int sroce_cq_poll(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	spin_lock_irqsave(&cq->lock, flags);
 	cons = *cq->queue.consumer;
 	for (n = 0; n < num_entries && cons != cq->producer; n++, cons++)
-		sroce_cq_cqe_to_wc(sroce_queue_slot(&cq->queue, cons), &wc[n]);
+		sroce_cq_cqe_to_wc(cq, sroce_queue_slot(&cq->queue, cons),
+				   &wc[n]);
 	/* Release: the slots are read before the producer may reuse them. */
 	smp_store_release(cq->queue.consumer, cons);
 	spin_unlock_irqrestore(&cq->lock, flags);
@@ -346,10 +352,12 @@ static void sroce_cq_report_overflow(struct sroce_cq *cq)
  * Any context.  When the ring is full the CQE is dropped, the CQ enters an
  * error state in which every later post fails, and IB_EVENT_CQ_ERR goes to
  * the CQ's event handler once; nothing in the ring is overwritten.  When
- * the CQ is armed for this CQE the arm is consumed and the completion
- * handler called once, outside the CQ lock.
+ * the CQ is armed for this CQE the arm is consumed and the caller must call
+ * sroce_cq_signal() once, after it has dropped its own locks (the handler
+ * of a kernel user may post work requests again).
  *
- * Return: 0, or -EOVERFLOW when the CQ is (or just became) in error.
+ * Return: 1 if the caller must signal the CQ, 0 if not, or -EOVERFLOW when
+ * the CQ is (or just became) in error.
  */
 int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		  bool solicited)
@@ -388,7 +396,15 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		sroce_cq_report_overflow(cq);
 		return -EOVERFLOW;
 	}
-	if (notify && cq->ibcq.comp_handler)
+	return notify;
+}
+
+/**
+ * sroce_cq_signal() - call a CQ's completion handler
+ * @cq: a CQ sroce_cq_post() asked to signal
+ */
+void sroce_cq_signal(struct sroce_cq *cq)
+{
+	if (cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-	return 0;
 }

@@ -60,6 +60,9 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	sdev->ndev = ndev;
 	atomic_set(&sdev->pd_count, 0);
 	atomic_set(&sdev->cq_count, 0);
+	atomic_set(&sdev->qp_count, 0);
+	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
+	sdev->qp_next = SROCE_QPN_MIN;
 	sroce_mr_dev_init(sdev);
 	ret = sroce_counters_alloc(sdev);
 	if (ret)
@@ -68,6 +71,8 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
+	/* The doorbell of user QPs (qp.c); not in the core's default mask. */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
 
 	rtnl_lock();
@@ -128,6 +133,9 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 	/* The core destroyed every PD (and user context) before this call. */
 	WARN_ON(atomic_read(&sdev->pd_count));
 	WARN_ON(atomic_read(&sdev->cq_count));
+	WARN_ON(atomic_read(&sdev->qp_count));
+	WARN_ON(!xa_empty(&sdev->qp_xa));
+	xa_destroy(&sdev->qp_xa);
 	sroce_mr_dev_cleanup(sdev);
 
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
@@ -173,6 +181,17 @@ int sroce_dev_query(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_mr_size = SROCE_MAX_MR_SIZE;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->max_pkeys = SROCE_PKEY_TBL_LEN;
+	attr->max_qp = SROCE_MAX_QP;
+	attr->max_qp_wr = SROCE_MAX_QP_WR;
+	attr->max_send_sge = SROCE_MAX_SGE;
+	attr->max_recv_sge = SROCE_MAX_SGE;
+	attr->max_sge_rd = SROCE_MAX_SGE;
+	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = SROCE_MAX_QP * SROCE_MAX_RD_ATOMIC;
+	attr->max_ah = 0;
+	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->local_ca_ack_delay = 15;
 	return 0;
 }
 

@@ -29,8 +29,10 @@
  * The data path maps them to its completion statuses (local protection /
  * length errors, remote access errors).  Alignment of atomics is its job.
  */
+#include <linux/highmem.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
@@ -176,6 +178,28 @@ err_free_mr:
 	return ERR_PTR(ret);
 }
 
+/* The pinned pages of a user region, in order, into mr->pages. */
+static int sroce_mr_fill_pages(struct sroce_mr *mr)
+{
+	struct sg_table *sgt = &mr->umem->sgt_append.sgt;
+	struct sg_page_iter it;
+	unsigned long i = 0;
+
+	mr->npages = ib_umem_num_pages(mr->umem);
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
+				   GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+	for_each_sgtable_page(sgt, &it, 0) {
+		if (i == mr->npages)
+			break;
+		mr->pages[i++] = sg_page_iter_page(&it);
+	}
+	/* Fewer pages than the region spans: lookups beyond fail. */
+	mr->npages = i;
+	return 0;
+}
+
 /**
  * sroce_mr_reg_user() - ops.reg_user_mr
  * @ibpd: the PD
@@ -227,12 +251,17 @@ struct ib_mr *sroce_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->ibmr.pd = ibpd;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
+	ret = sroce_mr_fill_pages(mr);
+	if (ret)
+		goto err_release_umem;
 
 	ret = sroce_mr_add(sdev, mr);
 	if (ret)
-		goto err_release_umem;
+		goto err_free_pages;
 	return &mr->ibmr;
 
+err_free_pages:
+	kvfree(mr->pages);
 err_release_umem:
 	ib_umem_release(umem);
 err_free_mr:
@@ -258,6 +287,7 @@ int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 	sroce_mr_put(mr);
 	wait_for_completion(&mr->released);
 
+	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
 	atomic_dec(&sdev->mr_count);
 	kfree_rcu(mr, rcu);
@@ -351,7 +381,8 @@ struct sroce_mr *sroce_mr_lookup_remote(struct sroce_dev *sdev, u32 rkey,
  * @len: bytes
  * @dir: SROCE_MR_TO_BUF reads the region, SROCE_MR_FROM_BUF writes it
  *
- * Any context (the user pages are pinned; atomic kmaps).
+ * Any context (the user pages are pinned; local kmaps).  The page is found
+ * by index in the region's page array: constant time per page.
  *
  * Return: 0, -ERANGE if the range is outside the region (a caller bug),
  * -EACCES when writing pages pinned read-only, -EFAULT if the page list is
@@ -360,9 +391,8 @@ struct sroce_mr *sroce_mr_lookup_remote(struct sroce_dev *sdev, u32 rkey,
 int sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
 		  enum sroce_mr_copy_dir dir)
 {
-	struct sg_table *sgt;
 	u64 end, off;
-	size_t done;
+	u8 *p = buf;
 
 	if (WARN_ON_ONCE(va < mr->iova || check_add_overflow(va, len, &end) ||
 			 end > mr->iova + mr->length))
@@ -382,13 +412,71 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
 
 	if (dir == SROCE_MR_FROM_BUF && !mr->umem->writable)
 		return -EACCES;
-	sgt = &mr->umem->sgt_append.sgt;
 	off = va - mr->iova + ib_umem_offset(mr->umem);
-	if (dir == SROCE_MR_TO_BUF)
-		done = sg_pcopy_to_buffer(sgt->sgl, sgt->orig_nents, buf, len,
-					  off);
-	else
-		done = sg_pcopy_from_buffer(sgt->sgl, sgt->orig_nents, buf,
-					    len, off);
-	return done == len ? 0 : -EFAULT;
+	while (len) {
+		unsigned long idx = off >> PAGE_SHIFT;
+		u32 poff = offset_in_page(off);
+		u32 n = min_t(u64, len, PAGE_SIZE - poff);
+		void *kaddr;
+
+		if (idx >= mr->npages)
+			return -EFAULT;
+		kaddr = kmap_local_page(mr->pages[idx]);
+		if (dir == SROCE_MR_TO_BUF)
+			memcpy(p, kaddr + poff, n);
+		else
+			memcpy(kaddr + poff, p, n);
+		kunmap_local(kaddr);
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
+ * sroce_mr_copy_from_skb() - write bytes of a packet into a region
+ * @mr: as for sroce_mr_copy(), with [@va, @va + @len) checked
+ * @va: first address in the region
+ * @skb: the packet, linear or not
+ * @offset: first byte in @skb, from skb->data
+ * @len: bytes; @offset + @len within skb->len
+ *
+ * Return: 0, -ERANGE, -EACCES or -EFAULT as sroce_mr_copy().
+ */
+int sroce_mr_copy_from_skb(struct sroce_mr *mr, u64 va,
+			   const struct sk_buff *skb, int offset, u32 len)
+{
+	u64 end, off;
+
+	if (WARN_ON_ONCE(va < mr->iova || check_add_overflow(va, len, &end) ||
+			 end > mr->iova + mr->length))
+		return -ERANGE;
+	if (!len)
+		return 0;
+	if (!mr->umem)
+		return skb_copy_bits(skb, offset, (void *)(uintptr_t)va, len);
+
+	if (!mr->umem->writable)
+		return -EACCES;
+	off = va - mr->iova + ib_umem_offset(mr->umem);
+	while (len) {
+		unsigned long idx = off >> PAGE_SHIFT;
+		u32 poff = offset_in_page(off);
+		u32 n = min_t(u64, len, PAGE_SIZE - poff);
+		void *kaddr;
+		int ret;
+
+		if (idx >= mr->npages)
+			return -EFAULT;
+		kaddr = kmap_local_page(mr->pages[idx]);
+		ret = skb_copy_bits(skb, offset, kaddr + poff, n);
+		kunmap_local(kaddr);
+		if (ret)
+			return -EFAULT;
+		offset += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
 }

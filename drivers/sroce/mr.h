@@ -12,6 +12,7 @@
 #include <rdma/ib_verbs.h>
 
 struct sroce_dev;
+struct sk_buff;
 
 /**
  * struct sroce_mr - a memory region
@@ -25,6 +26,8 @@ struct sroce_dev;
  * @pd: the owning PD
  * @umem: the pinned user pages, or NULL for the DMA MR (kernel virtual
  *	addresses)
+ * @pages: @umem's pages in order, for constant-time lookup by offset
+ * @npages: entries of @pages
  * @iova: first address of the region as the key's users name it
  * @length: bytes from @iova; @iova + @length does not overflow
  * @access: IB_ACCESS_* flags of the registration
@@ -39,6 +42,8 @@ struct sroce_mr {
 	struct rcu_head rcu;
 	struct ib_pd *pd;
 	struct ib_umem *umem;
+	struct page **pages;
+	unsigned long npages;
 	u64 iova;
 	u64 length;
 	int access;
@@ -69,6 +74,8 @@ struct sroce_mr *sroce_mr_lookup_remote(struct sroce_dev *sdev, u32 rkey,
 void sroce_mr_put(struct sroce_mr *mr);
 int sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
 		  enum sroce_mr_copy_dir dir);
+int sroce_mr_copy_from_skb(struct sroce_mr *mr, u64 va,
+			   const struct sk_buff *skb, int offset, u32 len);
 
 void sroce_mr_dev_init(struct sroce_dev *sdev);
 void sroce_mr_dev_cleanup(struct sroce_dev *sdev);

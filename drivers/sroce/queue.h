@@ -7,6 +7,7 @@
 #define SROCE_QUEUE_H
 
 #include <linux/types.h>
+#include <asm/barrier.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/sroce-abi.h>
 
@@ -71,6 +72,33 @@ static inline void *sroce_queue_slot(const struct sroce_queue *q, u32 index)
 {
 	return q->buf + SROCE_QUEUE_ENTRIES_OFF +
 	       (size_t)(index & (q->num_entries - 1)) * q->entry_size;
+}
+
+/*
+ * Index accesses of the rings' data path (the ordering rules are those of
+ * the uapi header).  The producer index is loaded with acquire: the
+ * entries before it were written before it was stored.
+ */
+static inline u32 sroce_queue_load_producer(const struct sroce_queue *q)
+{
+	/* Pairs with the producer's release store of the index. */
+	return smp_load_acquire(q->producer);
+}
+
+/* Release: the entries before @index are written before it is seen. */
+static inline void sroce_queue_store_producer(struct sroce_queue *q,
+					      u32 index)
+{
+	/* Pairs with the consumer's acquire load of the index. */
+	smp_store_release(q->producer, index);
+}
+
+/* Release: the slots before @index are read before they may be reused. */
+static inline void sroce_queue_store_consumer(struct sroce_queue *q,
+					      u32 index)
+{
+	/* Pairs with the producer's acquire load of the index. */
+	smp_store_release(q->consumer, index);
 }
 
 /* ops.mmap and ops.mmap_free */

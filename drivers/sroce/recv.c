@@ -9,8 +9,11 @@
  * 88 bytes), the ICRC runs over the rest where it lies (skb_seq_read()),
  * and nothing is read beyond skb->len.
  *
- * Every datagram is counted once under its fate (counters.h).  There are no
- * queue pairs yet, so a valid packet ends as rx_drop_no_qp.
+ * Every datagram is counted once under its fate (counters.h).  A valid
+ * packet goes to its destination QP, found by number: to the responder for
+ * a request, to the completer for a response (ACK/NAK).  It is dropped
+ * when no such QP exists, when it fails the checks that need the QP (its
+ * transport, the path MTU) or when it does not come from the QP's peer.
  */
 #include <linux/skbuff.h>
 #include <linux/if_ether.h>
@@ -53,14 +56,15 @@ void sroce_skb_icrc_feed(struct sk_buff *skb, unsigned int from,
  * Validates the datagram: IP and UDP headers, transport headers, ICRC.
  * Reads at most skb->len bytes from skb->data.
  */
+/* IP header without options, UDP header, the longest BTH + extensions */
+#define SROCE_RX_HDR_BUF	(SROCE_MAX_NET_HLEN + SROCE_MAX_HDR_LEN)
+
 static enum sroce_rx_reason sroce_skb_check(struct sk_buff *skb,
-					    struct sroce_pkt *pkt)
+					    struct sroce_pkt *pkt, u8 *hdr,
+					    struct sroce_net *net)
 {
-	/* IP header without options, UDP header, the longest BTH + ext. */
-	u8 hdr[SROCE_MAX_NET_HLEN + SROCE_MAX_HDR_LEN];
 	u32 iphlen, nhl, udp_paylen, icrc_pos, copy;
 	enum sroce_rx_reason r;
-	struct sroce_net net;
 	struct sroce_icrc ic;
 	__le32 wire_buf;
 	const void *wire;
@@ -92,17 +96,17 @@ static enum sroce_rx_reason sroce_skb_check(struct sk_buff *skb,
 	 * The core parsers read only the headers, which are in hdr; the
 	 * lengths they check are those of the whole datagram.
 	 */
-	r = sroce_net_parse(hdr, iphlen + skb->len, &net, &udp_paylen);
+	r = sroce_net_parse(hdr, iphlen + skb->len, net, &udp_paylen);
 	if (r != SROCE_RX_OK)
 		return r;
-	nhl = sroce_net_hlen(&net);
+	nhl = sroce_net_hlen(net);
 	if (nhl != iphlen + SROCE_UDP_HLEN)	/* IP version vs. protocol */
 		return SROCE_RX_BAD_IP_VERSION;
 	r = sroce_pkt_parse(pkt, hdr + nhl, udp_paylen, SROCE_DEFAULT_PKEY);
 	if (r != SROCE_RX_OK)
 		return r;
 
-	sroce_icrc_start(&ic, hdr, net.ipv6, hdr + iphlen, hdr + nhl);
+	sroce_icrc_start(&ic, hdr, net->ipv6, hdr + iphlen, hdr + nhl);
 	icrc_pos = SROCE_UDP_HLEN + sroce_pkt_icrc_off(pkt);
 	sroce_skb_icrc_feed(skb, SROCE_UDP_HLEN + SROCE_BTH_LEN, icrc_pos, &ic);
 	wire = skb_header_pointer(skb, icrc_pos, SROCE_ICRC_LEN, &wire_buf);
@@ -110,11 +114,23 @@ static enum sroce_rx_reason sroce_skb_check(struct sk_buff *skb,
 		return SROCE_RX_TRUNCATED;
 	if (sroce_icrc_get(wire) != sroce_icrc_finish(&ic))
 		return SROCE_RX_BAD_ICRC;
-	/*
-	 * pkt points into hdr: whoever uses more of it than the headers must
-	 * reparse from the skb.
-	 */
-	pkt->hdr = NULL;
+	/* pkt points into hdr: its headers, never its payload. */
+	return SROCE_RX_OK;
+}
+
+/* The QP's checks; the reason to drop, or SROCE_RX_OK. */
+static enum sroce_rx_reason sroce_skb_check_qp(struct sroce_qp *qp,
+					       const struct sroce_pkt *pkt,
+					       const struct sroce_net *net)
+{
+	enum sroce_rx_reason r;
+
+	r = sroce_pkt_check_qp(pkt, SROCE_TRANSPORT_RC, qp->pmtu);
+	if (r != SROCE_RX_OK)
+		return r;
+	/* Only the peer of the path talks to a connected QP. */
+	if (memcmp(net->saddr, qp->dgid.raw, sizeof(net->saddr)))
+		return SROCE_RX_REASON_NR;
 	return SROCE_RX_OK;
 }
 
@@ -128,18 +144,39 @@ static enum sroce_rx_reason sroce_skb_check(struct sk_buff *skb,
  */
 void sroce_skb_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
+	u8 hdr[SROCE_RX_HDR_BUF];
+	enum sroce_counter fate;
 	enum sroce_rx_reason r;
+	struct sroce_net net;
 	struct sroce_pkt pkt;
+	struct sroce_qp *qp;
 	unsigned int bytes = skb->len - min_t(unsigned int, skb->len,
 					      SROCE_UDP_HLEN);
 
-	r = sroce_skb_check(skb, &pkt);
+	r = sroce_skb_check(skb, &pkt, hdr, &net);
 	if (r != SROCE_RX_OK) {
-		sroce_stats_rx(sdev->stats, sroce_counter_rx_err(r), bytes);
-		kfree_skb(skb);
-		return;
+		fate = sroce_counter_rx_err(r);
+		goto out_free;
 	}
-	/* No queue pairs yet: every valid packet lacks its destination. */
-	sroce_stats_rx(sdev->stats, SROCE_CNT_RX_DROP_NO_QP, bytes);
+	qp = sroce_qp_get(sdev, pkt.bth.dqpn);
+	if (!qp) {
+		fate = SROCE_CNT_RX_DROP_NO_QP;
+		goto out_free;
+	}
+	r = sroce_skb_check_qp(qp, &pkt, &net);
+	if (r == SROCE_RX_OK) {
+		fate = SROCE_CNT_RX_QP;
+		if (pkt.info->flags & SROCE_OPF_REQ)
+			sroce_resp_rcv(qp, skb, &pkt);
+		else
+			sroce_comp_rcv(qp, skb, &pkt);
+	} else if (r == SROCE_RX_REASON_NR) {
+		fate = SROCE_CNT_RX_DROP_NOT_PEER;
+	} else {
+		fate = sroce_counter_rx_err(r);
+	}
+	sroce_qp_put(qp);
+out_free:
+	sroce_stats_rx(sdev->stats, fate, bytes);
 	kfree_skb(skb);
 }

@@ -68,6 +68,10 @@
  * @mr_xa: memory regions by key index (mr.c); the xarray's own lock guards
  *	insertion and removal, lookups run under RCU.
  * @mr_next: cursor of the cyclic key index allocation, under @mr_xa's lock.
+ * @qp_count: live queue pairs; atomic, bounded by SROCE_MAX_QP.
+ * @qp_xa: queue pairs by number (qp.c); the xarray's lock guards insertion
+ *	and removal, lookups run under RCU.
+ * @qp_next: cursor of the cyclic QP number allocation, under @qp_xa's lock.
  * @net: the namespace of @ndev at creation, whose UDP sockets the device
  *	holds (net.c: sroce_net_get() before allocation, sroce_net_put() in
  *	sroce_dev_dealloc()).  Constant.
@@ -85,6 +89,9 @@ struct sroce_dev {
 	atomic_t mr_count;
 	struct xarray mr_xa;
 	u32 mr_next;
+	atomic_t qp_count;
+	struct xarray qp_xa;
+	u32 qp_next;
 	struct net *net;
 	struct sroce_stats __percpu *stats;
 };
@@ -156,5 +163,6 @@ int sroce_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata);
 #include "queue.h"
 #include "cq.h"
 #include "mr.h"
+#include "qp.h"
 
 #endif /* SROCE_H */

@@ -67,7 +67,7 @@ int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		.abi_version = SROCE_UVERBS_ABI_VERSION,
 		.page_size = PAGE_SIZE,
 		.features = SROCE_UCTX_F_NONE,
-		.max_inline_data = 0,
+		.max_inline_data = SROCE_MAX_INLINE,
 	};
 	int ret;
 

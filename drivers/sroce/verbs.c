@@ -2,7 +2,7 @@
 /*
  * verbs.c - the ib_device_ops of every sroce device: the table that binds
  * the core's verbs to the object files (device.c, port.c, ucontext.c,
- * pd.c, queue.c, cq.c, mr.c).
+ * pd.c, queue.c, cq.c, mr.c, qp.c).
  */
 #include <linux/module.h>
 #include <rdma/sroce-abi.h>
@@ -62,10 +62,15 @@ const struct ib_device_ops sroce_dev_ops = {
 	.dereg_mr = sroce_mr_dereg,
 
 	/*
-	 * Queue pairs are not written yet, so their ops stay NULL: the core
-	 * then answers user space with -EOPNOTSUPP for them, and, missing
-	 * mandatory ops, does not count the device as a kernel verbs provider
-	 * (ib_device_check_mandatory()), so no kernel ULP (ib_mad, ib_cm,
-	 * rdma_cm, SMC-R, RDS, ...) binds to it.
+	 * qp.c.  User space posts into its mapped rings; POST_SEND without
+	 * work requests is its doorbell (device.c adds it to the command
+	 * mask), POST_RECV is not offered.
 	 */
+	.create_qp = sroce_qp_create,
+	.modify_qp = sroce_qp_modify,
+	.query_qp = sroce_qp_query,
+	.destroy_qp = sroce_qp_destroy,
+	.post_send = sroce_qp_post_send,
+	.post_recv = sroce_qp_post_recv,
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 };

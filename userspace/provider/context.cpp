@@ -95,6 +95,13 @@ constexpr verbs_context_ops make_context_ops()
 	ops.poll_cq = poll_cq;
 	ops.req_notify_cq = req_notify_cq;
 	ops.resize_cq = resize_cq;
+	/* qp.cpp */
+	ops.create_qp = create_qp;
+	ops.modify_qp = modify_qp;
+	ops.query_qp = query_qp;
+	ops.destroy_qp = destroy_qp;
+	ops.post_send = post_send;
+	ops.post_recv = post_recv;
 	return ops;
 }
 

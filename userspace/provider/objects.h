@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * objects.h - PDs, MRs and CQs of the provider (pd_mr.cpp, cq.cpp): the
- * verbs_context_ops entries context.cpp installs.
+ * objects.h - PDs, MRs, CQs and QPs of the provider (pd_mr.cpp, cq.cpp,
+ * qp.cpp): the verbs_context_ops entries context.cpp installs.
  */
 #ifndef SROCE_PROVIDER_OBJECTS_H
 #define SROCE_PROVIDER_OBJECTS_H
@@ -11,6 +11,7 @@
 
 #include "ring.h"
 #include "sroce.h"
+#include "wqe.h"
 
 namespace sroce {
 
@@ -36,6 +37,33 @@ inline cq *to_cq(ibv_cq *ibcq) noexcept
 	return reinterpret_cast<cq *>(ibcq);
 }
 
+/*
+ * One QP.  calloc()ed, trivially constructible, like struct cq.  Each work
+ * queue has its own lock: posts to the SQ and to the RQ do not contend.
+ * The rings' memory is shared with the kernel, which only consumes (and
+ * zeroes the indices when the QP enters RESET).  The state the posts check
+ * is libibverbs' vqp.qp.state, which ibv_modify_qp() and ibv_query_qp()
+ * keep.
+ */
+struct qp {
+	verbs_qp vqp; /* first: libibverbs' part */
+	pthread_spinlock_t sq_lock;
+	pthread_spinlock_t rq_lock;
+	work_queue sq; /* under sq_lock */
+	work_queue rq; /* under rq_lock */
+	void *sq_map; /* the mappings of the rings */
+	std::size_t sq_map_size;
+	void *rq_map;
+	std::size_t rq_map_size;
+};
+static_assert(std::is_standard_layout_v<qp>);
+static_assert(std::is_trivially_default_constructible_v<qp>);
+
+inline qp *to_qp(ibv_qp *ibqp) noexcept
+{
+	return reinterpret_cast<qp *>(ibqp);
+}
+
 ibv_pd *alloc_pd(ibv_context *ibctx) noexcept;
 int dealloc_pd(ibv_pd *pd) noexcept;
 ibv_mr *reg_mr(ibv_pd *pd, void *addr, std::size_t length, std::uint64_t hca_va,
@@ -48,6 +76,14 @@ int destroy_cq(ibv_cq *ibcq) noexcept;
 int poll_cq(ibv_cq *ibcq, int num_entries, ibv_wc *wc) noexcept;
 int req_notify_cq(ibv_cq *ibcq, int solicited_only) noexcept;
 int resize_cq(ibv_cq *ibcq, int cqe) noexcept;
+
+ibv_qp *create_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept;
+int modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask) noexcept;
+int query_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask,
+	     ibv_qp_init_attr *init_attr) noexcept;
+int destroy_qp(ibv_qp *ibqp) noexcept;
+int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept;
+int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept;
 
 } /* namespace sroce */
 

@@ -114,6 +114,30 @@ using resize_cq_cmd = uverbs_cmd<sizeof(ib_uverbs_resize_cq)>;
 using resize_cq_resp =
 	uverbs_resp<ib_uverbs_resize_cq_resp, sroce_resize_cq_resp>;
 
+/*
+ * CREATE_QP: driver tail both ways.  MODIFY_QP and QUERY_QP: no driver
+ * data.  POST_SEND: the provider's doorbell, written by the provider
+ * itself: { hdr; ib_uverbs_post_send } with no work requests after it.
+ */
+using create_qp_cmd =
+	uverbs_cmd<sizeof(ib_uverbs_create_qp), sroce_create_qp_cmd>;
+using create_qp_resp =
+	uverbs_resp<ib_uverbs_create_qp_resp, sroce_create_qp_resp>;
+using modify_qp_cmd = uverbs_cmd<sizeof(ib_uverbs_modify_qp)>;
+using query_qp_cmd = uverbs_cmd<sizeof(ib_uverbs_query_qp)>;
+using post_send_cmd = uverbs_cmd<sizeof(ib_uverbs_post_send)>;
+
+static_assert(create_qp_cmd::tail_offset == 64);
+static_assert(create_qp_resp::tail_offset == 32);
+static_assert(tail_is_contiguous<create_qp_cmd>());
+static_assert(tail_is_contiguous<create_qp_resp>());
+static_assert(create_qp_cmd::size % 4 == 0 && create_qp_resp::size % 4 == 0);
+static_assert(modify_qp_cmd::size == 120);
+static_assert(query_qp_cmd::size == 24);
+static_assert(post_send_cmd::size == 32);
+static_assert(sizeof(post_send_cmd) == post_send_cmd::size);
+static_assert(sizeof(ib_uverbs_post_send_resp) == 4);
+
 static_assert(alloc_pd_cmd::size == 16);
 static_assert(reg_mr_cmd::size == 48);
 static_assert(sizeof(ib_uverbs_reg_mr_resp) == 12);

@@ -329,6 +329,29 @@ int ibv_cmd_resize_cq(ibv_cq *cq, int cqe, ib_uverbs_cmd_hdr *cmd,
 		      std::size_t cmd_size, ib_uverbs_resize_cq_resp *resp,
 		      std::size_t resp_size);
 
+/*
+ * QPs.  ibv_cmd_create_qp sets qp->context, handle, qp_num, pd, CQs,
+ * qp_type and state (RESET) and writes the granted capabilities back into
+ * attr->cap (from the core response or the ioctl's CAP attribute: the
+ * provider reads them there, not in the core response).  The command buffer
+ * is { hdr; ib_uverbs_create_qp } (64 bytes) and the tail, the response the
+ * 32-byte ib_uverbs_create_qp_resp and the tail.  ibv_cmd_modify_qp sends
+ * the attributes of attr_mask only; attr_mask bits above IBV_QP_DEST_QPN
+ * are refused with EOPNOTSUPP.  libibverbs' ibv_modify_qp() and
+ * ibv_query_qp() update qp->state after the provider returned 0.
+ * ibv_cmd_destroy_qp waits until every async event reported for the QP has
+ * been acknowledged.
+ */
+int ibv_cmd_create_qp(ibv_pd *pd, ibv_qp *qp, ibv_qp_init_attr *attr,
+		      ib_uverbs_cmd_hdr *cmd, std::size_t cmd_size,
+		      ib_uverbs_create_qp_resp *resp, std::size_t resp_size);
+int ibv_cmd_modify_qp(ibv_qp *qp, ibv_qp_attr *attr, int attr_mask,
+		      ib_uverbs_cmd_hdr *cmd, std::size_t cmd_size);
+int ibv_cmd_query_qp(ibv_qp *qp, ibv_qp_attr *qp_attr, int attr_mask,
+		     ibv_qp_init_attr *qp_init_attr, ib_uverbs_cmd_hdr *cmd,
+		     std::size_t cmd_size);
+int ibv_cmd_destroy_qp(ibv_qp *qp);
+
 /* printf-style log line to VERBS_LOG_FILE when VERBS_LOG_LEVEL >= level. */
 void __verbs_log(verbs_context *context, std::uint32_t level,
 		 const char *format, ...) __attribute__((format(printf, 3, 4)));
@@ -350,6 +373,10 @@ SROCE_IBVERBS_PRIVATE(ibv_cmd_dereg_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_create_cq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_destroy_cq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_resize_cq);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_create_qp);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_modify_qp);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_query_qp);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_destroy_qp);
 
 /*
  * The layouts of rdma-core v44.0 (= v56.0) on x86_64, as measured there.  A

@@ -126,7 +126,7 @@ int check_objects(ibv_context *ctx)
 		    attr.max_qp, attr.max_pd);
 	CHECK(attr.max_cq > 0 && attr.max_cqe > 0 && attr.max_mr > 0);
 	CHECK(attr.max_mr_size >= buf_len && attr.page_size_cap != 0);
-	CHECK(attr.max_qp == 0);
+	CHECK(attr.max_qp > 0 && attr.max_qp_wr > 0 && attr.max_sge > 0);
 
 	ibv_pd *pd = ibv_alloc_pd(ctx);
 	CHECK(pd != nullptr);

@@ -74,8 +74,8 @@ struct sroce_alloc_ucontext_resp {
  * Rings shared between the kernel and user space
  * ==============================================
  *
- * Every queue the two sides share (today the completion queue; later the
- * send and receive queues) is one ring in kernel memory that user space maps
+ * Every queue the two sides share (completion queues, the send and receive
+ * queues of a QP) is one ring in kernel memory that user space maps
  * with mmap() on its uverbs file descriptor.  A create (or resize) response
  * describes the ring with &struct sroce_ring_info: where to map it and where
  * each part lies inside the mapping.  User space must take every offset from
@@ -243,6 +243,161 @@ struct sroce_create_cq_resp {
  */
 struct sroce_resize_cq_resp {
 	struct sroce_ring_info ring;
+};
+
+/*
+ * Queue pairs
+ * ===========
+ *
+ * A QP has two rings of work queue entries (WQEs): the send queue (SQ) and
+ * the receive queue (RQ), both described by &struct sroce_create_qp_resp.
+ * User space produces into both, the kernel consumes; the kernel's
+ * consumer index counts WQEs it has *retired* (their completion, if any, is
+ * in the CQ before the index moves), so a slot may be reused as soon as the
+ * consumer index has passed it.  The kernel copies a WQE when it starts on
+ * it and never reads the slot again; writing a slot between posting and
+ * retirement changes nothing the kernel does.
+ *
+ * Posting a receive is a store of the WQE and a release store of the RQ
+ * producer index: no system call.  Posting a send is the same on the SQ,
+ * followed by a sequentially consistent load of the SQ's notification word:
+ * when it has %SROCE_SQ_NOTIFY_DOORBELL set, the kernel's requester is
+ * idle, and user space rings the doorbell, a POST_SEND command with no work
+ * requests (wr_count 0, wqe_size at least sizeof(struct ib_uverbs_send_wr)).
+ * While the requester runs it processes everything posted; before it goes
+ * idle it sets the bit, issues a full barrier and looks at the producer
+ * index once more, so a WQE is never left behind.
+ *
+ * The indices of both rings are reset to 0 by the kernel when the QP enters
+ * the RESET state; user space forgets its own copies at the same time.
+ * Work requests are posted to the SQ in RTS, SQD, SQE and ERROR (the
+ * kernel completes WQEs posted in ERROR with IB_WC_WR_FLUSH_ERR) and to the
+ * RQ in every state but RESET.
+ */
+
+/**
+ * enum sroce_sq_notify - bits of an SQ ring's notification word
+ * @SROCE_SQ_NOTIFY_DOORBELL: the kernel's requester is idle: after posting,
+ *	make the POST_SEND doorbell call.  Set by the kernel, cleared by the
+ *	kernel when the doorbell (or any other event) wakes it up.
+ */
+enum sroce_sq_notify {
+	SROCE_SQ_NOTIFY_DOORBELL = 1 << 0,
+};
+
+/**
+ * struct sroce_sge - one scatter/gather element of a WQE (16 bytes)
+ * @addr: first byte, in the address space of @lkey's region
+ * @length: bytes
+ * @lkey: the local key of the region
+ */
+struct sroce_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/**
+ * enum sroce_send_flags - &struct sroce_send_wqe.send_flags
+ * @SROCE_SEND_FENCE: wait for earlier RDMA READs and atomics
+ * @SROCE_SEND_SIGNALED: complete with a CQE (always so with sq_sig_all)
+ * @SROCE_SEND_SOLICITED: set the solicited event bit of the last packet
+ * @SROCE_SEND_INLINE: the payload is in the WQE
+ *
+ * The values of libibverbs' IBV_SEND_* and of the kernel's IB_SEND_*.
+ */
+enum sroce_send_flags {
+	SROCE_SEND_FENCE = 1 << 0,
+	SROCE_SEND_SIGNALED = 1 << 1,
+	SROCE_SEND_SOLICITED = 1 << 2,
+	SROCE_SEND_INLINE = 1 << 3,
+};
+
+/**
+ * struct sroce_send_wqe - a send queue entry header (80 bytes)
+ * @wr_id: returned in the completion
+ * @opcode: an enum ib_uverbs_wr_opcode value (IB_UVERBS_WR_SEND ...)
+ * @send_flags: &enum sroce_send_flags
+ * @num_sge: SGEs following the header (ignored with %SROCE_SEND_INLINE)
+ * @inline_len: with %SROCE_SEND_INLINE: bytes of payload following the
+ *	header, at most the QP's max_inline_data
+ * @imm_data: SEND_WITH_IMM / RDMA_WRITE_WITH_IMM: the immediate data in
+ *	network byte order (as ibv_send_wr.imm_data); SEND_WITH_INV: the rkey
+ *	to invalidate, host order
+ * @rkey: RDMA and atomic operations: the remote key
+ * @remote_addr: RDMA and atomic operations: the remote address
+ * @compare_add: atomics: the compare (CMP_SWP) or add (FETCH_ADD) operand
+ * @swap: CMP_SWP: the swap operand
+ * @remote_qpn: UD: the destination QP
+ * @remote_qkey: UD: the destination Q_Key
+ * @ah: UD: the address handle's number
+ * @reserved: zero
+ *
+ * The header is followed, in the same entry, by the gather list (@num_sge
+ * &struct sroce_sge) or, with %SROCE_SEND_INLINE, by the payload itself
+ * (@inline_len bytes).  The ring's entry_size is the header plus room for
+ * the QP's max_send_sge elements or its max_inline_data bytes, whichever is
+ * larger.
+ */
+struct sroce_send_wqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;
+	__u32 send_flags;
+	__u32 num_sge;
+	__u32 inline_len;
+	__u32 imm_data;
+	__u32 rkey;
+	__aligned_u64 remote_addr;
+	__aligned_u64 compare_add;
+	__aligned_u64 swap;
+	__u32 remote_qpn;
+	__u32 remote_qkey;
+	__u32 ah;
+	__u32 reserved[3];
+};
+
+/**
+ * struct sroce_recv_wqe - a receive queue entry header (16 bytes)
+ * @wr_id: returned in the completion
+ * @num_sge: elements in @sge, at most the QP's max_recv_sge
+ * @reserved: zero
+ *
+ * Followed in the same entry by @num_sge &struct sroce_sge.
+ */
+struct sroce_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+};
+
+/**
+ * struct sroce_create_qp_cmd - driver tail of CREATE_QP
+ * @send_wqe_size: sizeof(struct sroce_send_wqe) the provider was built with
+ * @recv_wqe_size: sizeof(struct sroce_recv_wqe) the provider was built with
+ * @reserved: must be zero
+ *
+ * A user QP must be created with this tail.
+ */
+struct sroce_create_qp_cmd {
+	__u32 send_wqe_size;
+	__u32 recv_wqe_size;
+	__u32 reserved[2];
+};
+
+/**
+ * struct sroce_create_qp_resp - driver tail of the CREATE_QP response
+ * @sq: the send queue ring; its num_entries is the core response's
+ *	max_send_wr, its notify_offset the word of &enum sroce_sq_notify
+ * @rq: the receive queue ring (num_entries == max_recv_wr; notify unused)
+ * @max_inline_data: inline bytes a send WQE may carry (as the core
+ *	response says)
+ * @reserved: zero
+ */
+struct sroce_create_qp_resp {
+	struct sroce_ring_info sq;
+	struct sroce_ring_info rq;
+	__u32 max_inline_data;
+	__u32 reserved[3];
 };
 
 /*

@@ -223,7 +223,9 @@ TEST_F(ProviderElf, PrivateImportsAreVersioned)
 	for (const char *name :
 	     {"_verbs_init_and_alloc_context", "verbs_uninit_context",
 	      "verbs_set_ops", "ibv_cmd_get_context",
-	      "ibv_cmd_query_device_any", "ibv_cmd_query_port"}) {
+	      "ibv_cmd_query_device_any", "ibv_cmd_query_port",
+	      "ibv_cmd_create_qp", "ibv_cmd_modify_qp", "ibv_cmd_query_qp",
+	      "ibv_cmd_destroy_qp"}) {
 		const dyn_symbol *s = symbol(name);
 
 		ASSERT_NE(s, nullptr) << name << " not imported";

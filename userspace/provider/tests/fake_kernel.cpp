@@ -109,6 +109,44 @@ ssize_t command(const unsigned char *buf, std::size_t count)
 			     std::min(out_len, sizeof(kernel.port)));
 		return static_cast<ssize_t>(count);
 	}
+	case IB_USER_VERBS_CMD_MODIFY_QP:
+		/* No driver data; no response. */
+		if (count != sizeof(hdr) + sizeof(ib_uverbs_modify_qp))
+			return fail(EINVAL);
+		if (kernel.qp_errno != 0)
+			return fail(kernel.qp_errno);
+		return static_cast<ssize_t>(count);
+	case IB_USER_VERBS_CMD_QUERY_QP: {
+		ib_uverbs_query_qp_resp r{};
+		if (count != sizeof(hdr) + sizeof(ib_uverbs_query_qp))
+			return fail(EINVAL);
+		if (kernel.qp_errno != 0)
+			return fail(kernel.qp_errno);
+		r.qp_state = kernel.query_qp.qp_state;
+		r.cur_qp_state = kernel.query_qp.qp_state;
+		r.max_send_wr = kernel.query_qp.max_send_wr;
+		r.max_recv_sge = kernel.query_qp.max_recv_sge;
+		r.dest_qp_num = kernel.query_qp.dest_qp_num;
+		copy_to_user(response, &r, std::min(out_len, sizeof(r)));
+		return static_cast<ssize_t>(count);
+	}
+	case IB_USER_VERBS_CMD_DESTROY_QP: {
+		ib_uverbs_destroy_qp_resp r{};
+		if (kernel.qp_errno != 0)
+			return fail(kernel.qp_errno);
+		copy_to_user(response, &r, std::min(out_len, sizeof(r)));
+		return static_cast<ssize_t>(count);
+	}
+	case IB_USER_VERBS_CMD_POST_SEND: {
+		/* Only the doorbell: no work requests after the core. */
+		ib_uverbs_post_send_resp r{};
+		if (count != sizeof(hdr) + sizeof(ib_uverbs_post_send))
+			return fail(EINVAL);
+		if (kernel.qp_errno != 0)
+			return fail(kernel.qp_errno);
+		copy_to_user(response, &r, std::min(out_len, sizeof(r)));
+		return static_cast<ssize_t>(count);
+	}
 	case IB_USER_VERBS_CMD_QUERY_DEVICE: {
 		ib_uverbs_query_device_resp r{};
 		r.fw_ver = kernel.fw_ver;

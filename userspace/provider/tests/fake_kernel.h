@@ -39,6 +39,15 @@ struct fake_kernel {
 	ib_uverbs_query_port_resp port{};
 	std::uint64_t fw_ver = 0;
 
+	/* MODIFY_QP, QUERY_QP, DESTROY_QP, POST_SEND (the doorbell) */
+	int qp_errno = 0; /* fail them with this */
+	struct {
+		std::uint8_t qp_state;
+		std::uint32_t max_send_wr;
+		std::uint32_t max_recv_sge;
+		std::uint32_t dest_qp_num;
+	} query_qp{}; /* what QUERY_QP answers; the rest is 0 */
+
 	/* Every command written to fd, as bytes, and the port numbers asked. */
 	std::vector<std::vector<unsigned char>> commands;
 	std::vector<unsigned> ports_queried;

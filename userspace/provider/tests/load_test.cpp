@@ -5,17 +5,23 @@
  * provider's allocation, takes and drops the device reference at
  * verbs_device.refcount and dispatches ibv_query_port(),
  * ibv_query_device_ex() and ibv_close_device() through the provider's
- * verbs_context_ops: a wrong offset in verbs_abi.h shows up here.
+ * verbs_context_ops: a wrong offset in verbs_abi.h shows up here.  The same
+ * goes for ibv_modify_qp(), ibv_query_qp(), ibv_post_send(),
+ * ibv_post_recv() and ibv_destroy_qp() on a QP built by the test (creating
+ * one needs the kernel's mmap()): the provider's hand-declared
+ * ibv_cmd_modify_qp/query_qp/destroy_qp run inside the real libibverbs.
  */
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include "fake_kernel.h"
+#include "objects.h"
 #include "sroce.h"
 
 namespace {
@@ -196,6 +202,182 @@ TEST_F(ProviderLoad, OpenQueryClose)
 	EXPECT_EQ(vdev_->refcount.load(), held);
 	EXPECT_FALSE(fd_is_open(fd));
 	EXPECT_FALSE(fd_is_open(async_fd));
+}
+
+/*
+ * A QP as create_qp leaves it, built by hand: rings in anonymous mappings
+ * (destroy_qp unmaps them) laid out like the kernel's, libibverbs' fields
+ * as ibv_cmd_create_qp sets them.
+ */
+sroce::qp *make_qp(ibv_context *ctx, std::uint32_t handle)
+{
+	constexpr std::uint32_t page = 4096;
+	auto *q = static_cast<sroce::qp *>(std::calloc(1, sizeof(sroce::qp)));
+
+	if (q == nullptr)
+		return nullptr;
+	ibv_qp &ibqp = q->vqp.qp;
+	ibqp.context = ctx;
+	ibqp.handle = handle;
+	ibqp.qp_num = 0x99;
+	ibqp.qp_type = IBV_QPT_RC;
+	ibqp.state = IBV_QPS_RESET;
+	pthread_mutex_init(&ibqp.mutex, nullptr);
+	pthread_cond_init(&ibqp.cond, nullptr);
+	pthread_spin_init(&q->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&q->rq_lock, PTHREAD_PROCESS_PRIVATE);
+
+	auto ring = [](sroce::work_queue *wq, void **map, std::size_t *size,
+		       std::uint32_t entry_size, bool notify) {
+		void *m = mmap(nullptr, page, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		auto *b = static_cast<unsigned char *>(m);
+		auto word = [b](std::size_t off) {
+			return reinterpret_cast<std::uint32_t *>(b + off);
+		};
+
+		*map = m;
+		*size = page;
+		wq->ring = sroce::ring_view{
+			.entries = b + 512,
+			.producer = word(0),
+			.consumer = word(128),
+			.notify = notify ? word(256) : nullptr,
+			.mask = 7,
+			.entry_size = entry_size,
+		};
+		wq->max_sge = 2;
+	};
+	ring(&q->sq, &q->sq_map, &q->sq_map_size,
+	     static_cast<std::uint32_t>(sroce::sq_entry_min(2, 32)), true);
+	ring(&q->rq, &q->rq_map, &q->rq_map_size,
+	     static_cast<std::uint32_t>(sroce::rq_entry_min(2)), false);
+	q->sq.max_inline = 32;
+	return q;
+}
+
+/* The core struct of the last command the fake kernel saw. */
+template <typename T>
+T last_command(std::uint32_t want_cmd)
+{
+	const std::vector<unsigned char> &c = the_fake_kernel().commands.back();
+	ib_uverbs_cmd_hdr hdr{};
+	T core{};
+
+	std::memcpy(&hdr, c.data(), sizeof(hdr));
+	EXPECT_EQ(hdr.command, want_cmd);
+	EXPECT_EQ(c.size(), sizeof(hdr) + sizeof(T));
+	std::memcpy(&core, c.data() + sizeof(hdr),
+		    std::min(sizeof(T), c.size() - sizeof(hdr)));
+	return core;
+}
+
+TEST_F(ProviderLoad, QpVerbsThroughLibibverbs)
+{
+	fake_kernel &k = the_fake_kernel();
+	ibv_context *ctx = open_device();
+	ASSERT_NE(ctx, nullptr) << std::strerror(errno);
+	sroce::qp *q = make_qp(ctx, 0x1234);
+	ASSERT_NE(q, nullptr);
+	ibv_qp *qp = &q->vqp.qp;
+
+	/* modify_qp: the core command, libibverbs keeps the state. */
+	ibv_qp_attr attr{};
+	attr.qp_state = IBV_QPS_INIT;
+	attr.port_num = 1;
+	attr.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	const int mask = IBV_QP_STATE | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	ASSERT_EQ(ibv_modify_qp(qp, &attr, mask), 0);
+	EXPECT_EQ(qp->state, IBV_QPS_INIT);
+	auto mod =
+		last_command<ib_uverbs_modify_qp>(IB_USER_VERBS_CMD_MODIFY_QP);
+	EXPECT_EQ(mod.qp_handle, 0x1234U);
+	EXPECT_EQ(mod.attr_mask, static_cast<std::uint32_t>(mask));
+	EXPECT_EQ(mod.qp_state, IBV_QPS_INIT);
+	EXPECT_EQ(mod.port_num, 1);
+	EXPECT_EQ(mod.qp_access_flags,
+		  static_cast<std::uint32_t>(IBV_ACCESS_REMOTE_WRITE));
+
+	/* A refused modify leaves the state alone. */
+	k.qp_errno = EINVAL;
+	attr.qp_state = IBV_QPS_RTS;
+	EXPECT_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE), EINVAL);
+	EXPECT_EQ(qp->state, IBV_QPS_INIT);
+	k.qp_errno = 0;
+
+	/* Receives in INIT, without a system call; sends not yet. */
+	std::size_t ncmd = k.commands.size();
+	ibv_recv_wr rwr{};
+	rwr.wr_id = 5;
+	ibv_recv_wr *rbad = nullptr;
+	ASSERT_EQ(ibv_post_recv(qp, &rwr, &rbad), 0);
+	EXPECT_EQ(*q->rq.ring.producer, 1U);
+	ibv_send_wr swr{};
+	swr.opcode = IBV_WR_SEND;
+	ibv_send_wr *sbad = nullptr;
+	EXPECT_EQ(ibv_post_send(qp, &swr, &sbad), EINVAL);
+	EXPECT_EQ(sbad, &swr);
+	EXPECT_EQ(k.commands.size(), ncmd);
+
+	for (ibv_qp_state s : {IBV_QPS_RTR, IBV_QPS_RTS}) {
+		attr.qp_state = s;
+		ASSERT_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE), 0);
+	}
+	EXPECT_EQ(qp->state, IBV_QPS_RTS);
+
+	/* The doorbell reaches the kernel only when it asks for it. */
+	ncmd = k.commands.size();
+	*q->sq.ring.notify = 0;
+	ASSERT_EQ(ibv_post_send(qp, &swr, &sbad), 0);
+	EXPECT_EQ(k.commands.size(), ncmd);
+	*q->sq.ring.notify = SROCE_SQ_NOTIFY_DOORBELL;
+	ASSERT_EQ(ibv_post_send(qp, &swr, &sbad), 0);
+	ASSERT_EQ(k.commands.size(), ncmd + 1);
+	auto db =
+		last_command<ib_uverbs_post_send>(IB_USER_VERBS_CMD_POST_SEND);
+	EXPECT_EQ(db.qp_handle, 0x1234U);
+	EXPECT_EQ(db.wr_count, 0U);
+	EXPECT_EQ(*q->sq.ring.producer, 2U);
+	k.qp_errno = EIO;
+	EXPECT_EQ(ibv_post_send(qp, &swr, &sbad), EIO);
+	EXPECT_EQ(sbad, &swr);
+	k.qp_errno = 0;
+
+	/* query_qp: the kernel's answer, and libibverbs keeps the state. */
+	k.query_qp.qp_state = IBV_QPS_SQE;
+	k.query_qp.max_send_wr = 8;
+	k.query_qp.max_recv_sge = 2;
+	k.query_qp.dest_qp_num = 0x4242;
+	ibv_qp_attr qa{};
+	ibv_qp_init_attr ia{};
+	const int qmask = IBV_QP_STATE | IBV_QP_CAP | IBV_QP_DEST_QPN;
+	ASSERT_EQ(ibv_query_qp(qp, &qa, qmask, &ia), 0);
+	auto qq = last_command<ib_uverbs_query_qp>(IB_USER_VERBS_CMD_QUERY_QP);
+	EXPECT_EQ(qq.qp_handle, 0x1234U);
+	EXPECT_EQ(qq.attr_mask, static_cast<std::uint32_t>(qmask));
+	EXPECT_EQ(qa.qp_state, IBV_QPS_SQE);
+	EXPECT_EQ(qa.dest_qp_num, 0x4242U);
+	EXPECT_EQ(qa.cap.max_send_wr, 8U);
+	EXPECT_EQ(ia.cap.max_recv_sge, 2U);
+	EXPECT_EQ(qp->state, IBV_QPS_SQE);
+
+	/* RESET: the provider forgets its producer indices. */
+	attr.qp_state = IBV_QPS_RESET;
+	ASSERT_EQ(ibv_modify_qp(qp, &attr, IBV_QP_STATE), 0);
+	EXPECT_EQ(qp->state, IBV_QPS_RESET);
+	EXPECT_EQ(q->sq.prod, 0U);
+	EXPECT_EQ(q->rq.prod, 0U);
+
+	/* A refused destroy leaves the QP to the caller. */
+	k.qp_errno = EBUSY;
+	EXPECT_EQ(ibv_destroy_qp(qp), EBUSY);
+	k.qp_errno = 0;
+	ASSERT_EQ(ibv_destroy_qp(qp), 0);
+	auto dq = last_command<ib_uverbs_destroy_qp>(
+		IB_USER_VERBS_CMD_DESTROY_QP);
+	EXPECT_EQ(dq.qp_handle, 0x1234U);
+
+	EXPECT_EQ(ibv_close_device(ctx), 0);
 }
 
 TEST_F(ProviderLoad, RefusesNewerDriverAbi)

@@ -1,0 +1,872 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qp.c - queue pairs: creation with their rings, the IBTA state machine of
+ * modify_qp, query, destruction, and the kernel users' post verbs.
+ *
+ * A QP's send and receive queues are rings (queue.c) shared with user space
+ * for a user QP; a kernel user's post_send/post_recv writes the very same
+ * WQE format into them (include/uapi/rdma/sroce-abi.h).  The transport
+ * engine consumes them: the requester (req.c) turns send WQEs into packets,
+ * the completer (comp.c) turns ACKs into completions, the responder
+ * (resp.c) turns request packets into received data and ACKs.
+ *
+ * Lifetime.  The receive path finds a QP by number in the device's xarray
+ * under RCU and takes a reference (sroce_qp_get()).  destroy_qp removes it
+ * from the xarray, waits for a grace period and for every reference to go,
+ * stops the timer and the work, then flushes and frees what the engine
+ * held.  The core frees the object itself after destroy_qp returns.
+ */
+#include <linux/log2.h>
+#include <linux/overflow.h>
+#include <linux/skbuff.h>
+#include <rdma/ib_cache.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce.h"
+#include "counters.h"
+#include "net.h"
+#include "proto/sroce_proto.h"
+
+/* Entry sizes of the rings for the capabilities asked for. */
+static u32 sroce_qp_sq_entry_size(const struct ib_qp_cap *cap)
+{
+	u32 room = max(cap->max_send_sge * (u32)sizeof(struct sroce_sge),
+		       cap->max_inline_data);
+
+	return ALIGN(sizeof(struct sroce_send_wqe) + room, 16);
+}
+
+static u32 sroce_qp_rq_entry_size(const struct ib_qp_cap *cap)
+{
+	return sizeof(struct sroce_recv_wqe) +
+	       max(cap->max_recv_sge, 1u) * sizeof(struct sroce_sge);
+}
+
+static int sroce_qp_check_init(struct ib_device *ibdev,
+			       const struct ib_qp_init_attr *init)
+{
+	const struct ib_qp_cap *cap = &init->cap;
+
+	if (init->qp_type != IB_QPT_RC) {
+		ibdev_dbg(ibdev, "create_qp: QP type %d not supported\n",
+			  init->qp_type);
+		return -EOPNOTSUPP;
+	}
+	if (init->srq || init->create_flags || init->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
+	    cap->max_recv_wr > SROCE_MAX_QP_WR ||
+	    cap->max_send_sge > SROCE_MAX_SGE ||
+	    cap->max_recv_sge > SROCE_MAX_SGE ||
+	    cap->max_inline_data > SROCE_MAX_INLINE) {
+		ibdev_dbg(ibdev,
+			  "create_qp: caps wr %u/%u sge %u/%u inline %u above the limits\n",
+			  cap->max_send_wr, cap->max_recv_wr, cap->max_send_sge,
+			  cap->max_recv_sge, cap->max_inline_data);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int sroce_qp_check_cmd(struct ib_device *ibdev, struct ib_udata *udata)
+{
+	struct sroce_create_qp_cmd cmd;
+	int ret;
+
+	if (udata->inlen < sizeof(cmd) ||
+	    udata->outlen < sizeof(struct sroce_create_qp_resp)) {
+		ibdev_dbg(ibdev, "create_qp: driver data %zu/%zu bytes\n",
+			  udata->inlen, udata->outlen);
+		return -EINVAL;
+	}
+	ret = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (cmd.send_wqe_size != sizeof(struct sroce_send_wqe) ||
+	    cmd.recv_wqe_size != sizeof(struct sroce_recv_wqe) ||
+	    cmd.reserved[0] || cmd.reserved[1]) {
+		ibdev_dbg(ibdev, "create_qp: WQE sizes %u/%u\n",
+			  cmd.send_wqe_size, cmd.recv_wqe_size);
+		return -EINVAL;
+	}
+	if (udata->inlen > sizeof(cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(cmd),
+				 udata->inlen - sizeof(cmd)))
+		return -EINVAL;
+	return 0;
+}
+
+/* The rings and the kernel's WQE copies, sized by init->cap (updated). */
+static int sroce_qp_alloc_queues(struct sroce_qp *qp,
+				 struct ib_qp_init_attr *init,
+				 struct ib_udata *udata)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 sq_entries = roundup_pow_of_two(max(cap->max_send_wr, 1u));
+	u32 rq_entries = roundup_pow_of_two(max(cap->max_recv_wr, 1u));
+	u32 sq_esize = sroce_qp_sq_entry_size(cap);
+	u32 rq_esize = sroce_qp_rq_entry_size(cap);
+	int ret;
+
+	ret = sroce_queue_init(&qp->sq, udata, sq_entries, sq_esize);
+	if (ret)
+		return ret;
+	ret = sroce_queue_init(&qp->rq, udata, rq_entries, rq_esize);
+	if (ret)
+		goto err_destroy_sq;
+
+	/* What the entries hold may exceed what was asked for. */
+	cap->max_send_wr = sq_entries;
+	cap->max_recv_wr = rq_entries;
+	cap->max_send_sge = min_t(u32, SROCE_MAX_SGE,
+				  (sq_esize - sizeof(struct sroce_send_wqe)) /
+				  sizeof(struct sroce_sge));
+	cap->max_inline_data = min_t(u32, SROCE_MAX_INLINE,
+				     sq_esize - sizeof(struct sroce_send_wqe));
+	cap->max_recv_sge = (rq_esize - sizeof(struct sroce_recv_wqe)) /
+			    sizeof(struct sroce_sge);
+	qp->cap = *cap;
+
+	qp->swqe_size = ALIGN(max(struct_size((struct sroce_swqe *)NULL, sge,
+					      cap->max_send_sge),
+				  offsetof(struct sroce_swqe, sge) +
+				  cap->max_inline_data), 8);
+	qp->swqe = kvcalloc(sq_entries, qp->swqe_size, GFP_KERNEL);
+	if (!qp->swqe) {
+		ret = -ENOMEM;
+		goto err_destroy_rq;
+	}
+	return 0;
+
+err_destroy_rq:
+	sroce_queue_destroy(&qp->rq);
+err_destroy_sq:
+	sroce_queue_destroy(&qp->sq);
+	return ret;
+}
+
+static void sroce_qp_free_queues(struct sroce_qp *qp)
+{
+	kvfree(qp->swqe);
+	qp->swqe = NULL;
+	sroce_queue_destroy(&qp->rq);
+	sroce_queue_destroy(&qp->sq);
+}
+
+/**
+ * sroce_qp_create() - ops.create_qp
+ * @ibqp: allocated and zeroed by the core, pd, CQs and handlers set
+ * @init: an RC QP without SRQ or creation flags; @init->cap is updated to
+ *	what was granted
+ * @udata: a user's struct sroce_create_qp_cmd / _resp, or NULL
+ *
+ * Return: 0, -EOPNOTSUPP for another QP type, an SRQ or creation flags,
+ * -EINVAL for capabilities beyond the limits or a bad command, -ENOMEM
+ * (also beyond SROCE_MAX_QP QPs or QP numbers), -EFAULT.
+ */
+int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_create_qp_resp resp = {};
+	u32 qpn;
+	int ret;
+
+	ret = sroce_qp_check_init(ibqp->device, init);
+	if (ret)
+		return ret;
+	if (udata) {
+		ret = sroce_qp_check_cmd(ibqp->device, udata);
+		if (ret)
+			return ret;
+	}
+	if (!atomic_add_unless(&sdev->qp_count, 1, SROCE_MAX_QP))
+		return -ENOMEM;
+
+	qp->sdev = sdev;
+	qp->user = !!udata;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->state = IB_QPS_RESET;
+	qp->attr.qp_state = IB_QPS_RESET;
+	qp->attr.path_mtu = IB_MTU_1024;
+	qp->pmtu = 1024;
+	spin_lock_init(&qp->lock);
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
+	timer_setup(&qp->retrans_timer, sroce_comp_timer, 0);
+	INIT_WORK(&qp->req_work, sroce_req_work);
+
+	ret = sroce_qp_alloc_queues(qp, init, udata);
+	if (ret)
+		goto err_dec_count;
+
+	/* The requester is idle: the first post rings the doorbell. */
+	WRITE_ONCE(*qp->sq.notify, SROCE_SQ_NOTIFY_DOORBELL);
+
+	ret = xa_alloc_cyclic(&sdev->qp_xa, &qpn, NULL,
+			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
+			      &sdev->qp_next, GFP_KERNEL);
+	if (ret < 0)
+		goto err_free_queues;
+	ibqp->qp_num = qpn;
+
+	if (udata) {
+		sroce_queue_get_info(&qp->sq, &resp.sq);
+		sroce_queue_get_info(&qp->rq, &resp.rq);
+		resp.max_inline_data = qp->cap.max_inline_data;
+		ret = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+		if (ret)
+			goto err_erase;
+	}
+	/* Publish the initialised QP (xa_store implies a barrier). */
+	xa_store(&sdev->qp_xa, qpn, qp, GFP_KERNEL);
+	return 0;
+
+err_erase:
+	xa_erase(&sdev->qp_xa, qpn);
+err_free_queues:
+	sroce_qp_free_queues(qp);
+err_dec_count:
+	atomic_dec(&sdev->qp_count);
+	return ret;
+}
+
+/**
+ * sroce_qp_get() - find a QP by number for the receive path
+ * @sdev: the device
+ * @qpn: the QP number from a packet
+ *
+ * Return: the QP with a reference (sroce_qp_put()), or NULL.
+ */
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sdev->qp_xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void sroce_qp_put(struct sroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
+}
+
+/**
+ * sroce_qp_complete() - post a completion of a QP
+ * @qp: the QP, lock held
+ * @cq: its send or receive CQ
+ * @cqe: the completion; qp_num and port are filled in here
+ * @solicited: a solicited event
+ * @nfy: collects the CQ to signal once the lock is dropped
+ *
+ * A CQ that overflowed takes nothing more: the core was told
+ * (IB_EVENT_CQ_ERR) and the QP goes on; its user must recreate both.
+ */
+void sroce_qp_complete(struct sroce_qp *qp, struct sroce_cq *cq,
+		       const struct sroce_cqe *cqe, bool solicited,
+		       struct sroce_nfy *nfy)
+{
+	struct sroce_cqe c = *cqe;
+
+	lockdep_assert_held(&qp->lock);
+	c.qp_num = qp->ibqp.qp_num;
+	c.port_num = SROCE_PORT;
+	if (sroce_cq_post(cq, &c, solicited) > 0) {
+		if (nfy->cq[0] != cq && !nfy->cq[0])
+			nfy->cq[0] = cq;
+		else if (nfy->cq[0] != cq)
+			nfy->cq[1] = cq;
+	}
+}
+
+/**
+ * sroce_qp_notify() - signal the CQs collected under the QP lock
+ * @nfy: what sroce_qp_complete() collected; the QP lock is not held
+ */
+void sroce_qp_notify(struct sroce_nfy *nfy)
+{
+	if (nfy->cq[0])
+		sroce_cq_signal(nfy->cq[0]);
+	if (nfy->cq[1] && nfy->cq[1] != nfy->cq[0])
+		sroce_cq_signal(nfy->cq[1]);
+}
+
+/**
+ * sroce_sge_put() - drop the region references of validated SGEs
+ * @sge: the SGEs
+ * @n: how many
+ */
+void sroce_sge_put(struct sroce_sge_ref *sge, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (sge[i].mr)
+			sroce_mr_put(sge[i].mr);
+		sge[i].mr = NULL;
+	}
+}
+
+/**
+ * sroce_qp_error() - move a QP to the error state and flush it
+ * @qp: the QP, lock held
+ * @nfy: collects CQs to signal
+ *
+ * Every WQE not retired completes with IB_WC_WR_FLUSH_ERR (send WQEs in
+ * order after those that already failed); later posts are flushed as
+ * they come.  The timer stops.
+ */
+void sroce_qp_error(struct sroce_qp *qp, struct sroce_nfy *nfy)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->state == IB_QPS_RESET)
+		return;
+	qp->state = IB_QPS_ERR;
+	qp->attr.qp_state = IB_QPS_ERR;
+	qp->rnr_wait = false;
+	/* Posts in ERROR ring the doorbell, and the requester flushes them. */
+	WRITE_ONCE(*qp->sq.notify, SROCE_SQ_NOTIFY_DOORBELL);
+	sroce_req_flush(qp, nfy);
+	sroce_resp_flush(qp, nfy);
+}
+
+/* Back to RESET: every index to zero, nothing held. */
+static void sroce_qp_reset(struct sroce_qp *qp)
+{
+	u32 i;
+
+	lockdep_assert_held(&qp->lock);
+	for (i = qp->sq_retire; i != qp->sq_head; i++)
+		sroce_req_release_swqe(sroce_swqe_at(qp, i));
+	if (qp->in_msg || qp->rwqe.num_sge)
+		sroce_sge_put(qp->rwqe.sge, qp->rwqe.num_sge);
+	qp->rwqe.num_sge = 0;
+	qp->in_msg = false;
+	qp->sq_head = 0;
+	qp->sq_cur = 0;
+	qp->sq_retire = 0;
+	qp->cur_off = 0;
+	qp->rq_cons = 0;
+	qp->recv_off = 0;
+	qp->msn = 0;
+	qp->nak_sent = false;
+	qp->rnr_wait = false;
+	/* The rings: user space resets its own copies too (the uapi). */
+	WRITE_ONCE(*qp->sq.producer, 0);
+	WRITE_ONCE(*qp->sq.consumer, 0);
+	WRITE_ONCE(*qp->sq.notify, SROCE_SQ_NOTIFY_DOORBELL);
+	WRITE_ONCE(*qp->rq.producer, 0);
+	WRITE_ONCE(*qp->rq.consumer, 0);
+}
+
+/* Attributes sroce accepts in modify_qp at all (on top of the core's table) */
+#define SROCE_QP_ATTR_OK						\
+	(IB_QP_STATE | IB_QP_CUR_STATE | IB_QP_EN_SQD_ASYNC_NOTIFY |	\
+	 IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | IB_QP_PORT |		\
+	 IB_QP_AV | IB_QP_PATH_MTU | IB_QP_TIMEOUT | IB_QP_RETRY_CNT |	\
+	 IB_QP_RNR_RETRY | IB_QP_RQ_PSN | IB_QP_MAX_QP_RD_ATOMIC |	\
+	 IB_QP_MIN_RNR_TIMER | IB_QP_SQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | \
+	 IB_QP_PATH_MIG_STATE | IB_QP_DEST_QPN)
+
+/* The path of IB_QP_AV: a RoCEv2 GID of this port and a GRH. */
+static int sroce_qp_check_av(struct sroce_qp *qp,
+			     const struct rdma_ah_attr *ah)
+{
+	struct ib_device *ibdev = qp->ibqp.device;
+	const struct ib_gid_attr *sgid_attr;
+
+	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) ||
+	    ah->type != RDMA_AH_ATTR_TYPE_ROCE) {
+		ibdev_dbg(ibdev, "modify_qp: an AV without GRH\n");
+		return -EINVAL;
+	}
+	if (rdma_ah_get_port_num(ah) != SROCE_PORT)
+		return -EINVAL;
+	sgid_attr = ah->grh.sgid_attr;
+	if (!sgid_attr || sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
+		ibdev_dbg(ibdev, "modify_qp: source GID %u is not RoCEv2\n",
+			  ah->grh.sgid_index);
+		return -EINVAL;
+	}
+	if (ipv6_addr_v4mapped((const struct in6_addr *)sgid_attr->gid.raw) !=
+	    ipv6_addr_v4mapped((const struct in6_addr *)ah->grh.dgid.raw)) {
+		ibdev_dbg(ibdev, "modify_qp: GIDs of different IP families\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Every check of modify_qp, before anything changes. */
+static int sroce_qp_check_modify(struct sroce_qp *qp,
+				 const struct ib_qp_attr *attr, int mask,
+				 enum ib_qp_state cur, enum ib_qp_state next)
+{
+	struct ib_device *ibdev = qp->ibqp.device;
+	int ret;
+
+	if (mask & ~SROCE_QP_ATTR_OK) {
+		ibdev_dbg(ibdev, "modify_qp: unsupported attributes %#x\n",
+			  mask & ~SROCE_QP_ATTR_OK);
+		return -EOPNOTSUPP;
+	}
+	if (!ib_modify_qp_is_ok(cur, next, qp->ibqp.qp_type, mask)) {
+		ibdev_dbg(ibdev,
+			  "modify_qp: transition %d -> %d with mask %#x refused\n",
+			  cur, next, mask);
+		return -EINVAL;
+	}
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= SROCE_PKEY_TBL_LEN)
+		return -EINVAL;
+	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_READ |
+				       IB_ACCESS_REMOTE_ATOMIC |
+				       IB_ACCESS_LOCAL_WRITE)))
+		return -EINVAL;
+	if (mask & IB_QP_AV) {
+		ret = sroce_qp_check_av(qp, &attr->ah_attr);
+		if (ret)
+			return ret;
+	}
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096 ||
+	     attr->path_mtu > READ_ONCE(qp->sdev->active_mtu))) {
+		ibdev_dbg(ibdev, "modify_qp: path MTU %d, port offers %d\n",
+			  attr->path_mtu, READ_ONCE(qp->sdev->active_mtu));
+		return -EINVAL;
+	}
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_RQ_PSN) && attr->rq_psn > SROCE_PSN_MASK)
+		return -EINVAL;
+	if ((mask & IB_QP_SQ_PSN) && attr->sq_psn > SROCE_PSN_MASK)
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_QPN_MASK)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MIG_STATE) &&
+	    attr->path_mig_state != IB_MIG_MIGRATED)
+		return -EINVAL;
+	return 0;
+}
+
+/* Store the checked attributes; lock held. */
+static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
+			   int mask)
+{
+	struct ib_qp_attr *a = &qp->attr;
+
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & IB_QP_AV) {
+		const struct ib_gid_attr *sgid_attr = attr->ah_attr.grh.sgid_attr;
+
+		/* The core's reference on sgid_attr is not ours to keep. */
+		a->ah_attr = attr->ah_attr;
+		a->ah_attr.grh.sgid_attr = NULL;
+		memcpy(&qp->sgid, &sgid_attr->gid, sizeof(qp->sgid));
+		memcpy(&qp->dgid, &attr->ah_attr.grh.dgid, sizeof(qp->dgid));
+	}
+	if (mask & IB_QP_PATH_MTU) {
+		a->path_mtu = attr->path_mtu;
+		qp->pmtu = ib_mtu_enum_to_int(attr->path_mtu);
+	}
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT) {
+		a->retry_cnt = attr->retry_cnt;
+		qp->retry = attr->retry_cnt;
+	}
+	if (mask & IB_QP_RNR_RETRY) {
+		a->rnr_retry = attr->rnr_retry;
+		qp->rnr_retry_left = attr->rnr_retry;
+	}
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_RQ_PSN) {
+		a->rq_psn = attr->rq_psn;
+		qp->epsn = attr->rq_psn;
+	}
+	if (mask & IB_QP_SQ_PSN) {
+		a->sq_psn = attr->sq_psn;
+		qp->psn_next = attr->sq_psn;
+		qp->psn_una = attr->sq_psn;
+		qp->psn_max = attr->sq_psn;
+	}
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num;
+	if (mask & IB_QP_PATH_MIG_STATE)
+		a->path_mig_state = attr->path_mig_state;
+}
+
+/**
+ * sroce_qp_modify() - ops.modify_qp
+ * @ibqp: the QP
+ * @attr: new attributes
+ * @mask: IB_QP_* attributes to change
+ * @udata: no driver data (must be empty)
+ *
+ * Every attribute is checked against the transition (ib_modify_qp_is_ok())
+ * and its range before anything changes: a refused call leaves the QP as
+ * it was.  Entering ERROR flushes; entering RESET empties both rings.
+ *
+ * Return: 0, -EINVAL for a transition, attribute or value refused,
+ * -EOPNOTSUPP for attributes sroce does not implement (alternate paths,
+ * resizing, rate limits).
+ */
+int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_nfy nfy = {};
+	enum ib_qp_state cur, next;
+	unsigned long flags;
+	bool kick = false;
+	int ret;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	if ((mask & IB_QP_CUR_STATE) && cur != qp->state &&
+	    !(cur == IB_QPS_SQE && qp->state == IB_QPS_RTS)) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	ret = sroce_qp_check_modify(qp, attr, mask, qp->state, next);
+	if (ret)
+		goto out_unlock;
+
+	sroce_qp_apply(qp, attr, mask);
+	if (mask & IB_QP_STATE) {
+		switch (next) {
+		case IB_QPS_RESET:
+			qp->state = IB_QPS_RESET;
+			sroce_qp_reset(qp);
+			break;
+		case IB_QPS_ERR:
+			sroce_qp_error(qp, &nfy);
+			break;
+		case IB_QPS_RTS:
+			/* Work posted in advance goes out now. */
+			kick = qp->state != IB_QPS_RTS;
+			fallthrough;
+		default:
+			qp->state = next;
+			break;
+		}
+		qp->attr.qp_state = qp->state;
+	}
+out_unlock:
+	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_qp_notify(&nfy);
+	if (kick)
+		sroce_req_kick(qp);
+	return ret;
+}
+
+/**
+ * sroce_qp_query() - ops.query_qp
+ * @ibqp: the QP
+ * @attr: filled in
+ * @mask: ignored: everything is reported
+ * @init: filled in with the creation attributes
+ *
+ * Return: 0.
+ */
+int sroce_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	*attr = qp->attr;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->cap = qp->cap;
+	attr->sq_draining = 0;
+	attr->port_num = SROCE_PORT;
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	memset(init, 0, sizeof(*init));
+	init->event_handler = ibqp->event_handler;
+	init->qp_context = ibqp->qp_context;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->cap = qp->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
+					     IB_SIGNAL_REQ_WR;
+	init->qp_type = ibqp->qp_type;
+	init->port_num = SROCE_PORT;
+	return 0;
+}
+
+/**
+ * sroce_qp_destroy() - ops.destroy_qp
+ * @ibqp: the QP
+ * @udata: unused
+ *
+ * No packet, timer or work touches the QP once this returns; outstanding
+ * work requests are dropped without completions (the CQs may be destroyed
+ * next).  Sleeps.
+ *
+ * Return: 0.
+ */
+int sroce_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_dev *sdev = qp->sdev;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	qp->destroyed = true;
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	xa_erase(&sdev->qp_xa, ibqp->qp_num);
+	/* No lookup can still be between xa_load() and its reference. */
+	synchronize_rcu();
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->released);
+	del_timer_sync(&qp->retrans_timer);
+	cancel_work_sync(&qp->req_work);
+	/* A requester run in progress (a kernel post) is the caller's bug. */
+
+	spin_lock_irqsave(&qp->lock, flags);
+	sroce_qp_reset(qp);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_qp_free_queues(qp);
+	atomic_dec(&sdev->qp_count);
+	return 0;
+}
+
+/* Kernel post_send: an ib_send_wr as a WQE in the ring. */
+static int sroce_qp_write_swqe(struct sroce_qp *qp,
+			       const struct ib_send_wr *wr, void *slot)
+{
+	struct sroce_send_wqe *w = slot;
+	struct sroce_sge *sge = slot + sizeof(*w);
+	int i;
+
+	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge)
+		return -EINVAL;
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (wr->send_flags & IB_SEND_INLINE)
+		return -EINVAL;	/* kernel users pass addresses, not data */
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode == IB_WR_SEND ? IB_UVERBS_WR_SEND :
+					       IB_UVERBS_WR_SEND_WITH_IMM;
+	if (wr->send_flags & IB_SEND_SIGNALED)
+		w->send_flags |= SROCE_SEND_SIGNALED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		w->send_flags |= SROCE_SEND_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		w->send_flags |= SROCE_SEND_FENCE;
+	w->num_sge = wr->num_sge;
+	w->imm_data = (__force u32)wr->ex.imm_data;
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	return 0;
+}
+
+/**
+ * sroce_qp_post_send() - ops.post_send
+ * @ibqp: the QP
+ * @wr: a kernel user's work requests; NULL from user space (the doorbell)
+ * @bad_wr: the first request not posted
+ *
+ * User space posts into its mapped ring and calls POST_SEND without work
+ * requests as a doorbell; it may not pass any.  A kernel user's requests
+ * go into the same ring.
+ *
+ * Return: 0, -EINVAL (wrong state, bad request, work requests from user
+ * space), -EOPNOTSUPP (an operation sroce does not carry yet), -ENOMEM
+ * (queue full).
+ */
+int sroce_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		       const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int ret = 0;
+	u32 prod;
+
+	if (qp->user) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		sroce_req_kick(qp);
+		return 0;
+	}
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state < IB_QPS_RTS) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	prod = *qp->sq.producer;
+	for (; wr; wr = wr->next, prod++) {
+		if (prod - qp->sq_retire >= qp->sq.num_entries) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = sroce_qp_write_swqe(qp, wr, sroce_queue_slot(&qp->sq,
+								   prod));
+		if (ret)
+			break;
+	}
+	sroce_queue_store_producer(&qp->sq, prod);
+out_unlock:
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	sroce_req_kick(qp);
+	return ret;
+}
+
+/**
+ * sroce_qp_post_recv() - ops.post_recv, for kernel users
+ * @ibqp: the QP
+ * @wr: the work requests
+ * @bad_wr: the first request not posted
+ *
+ * User space posts into its mapped ring without a system call (the
+ * POST_RECV command is not offered).  In the ERROR state the requests
+ * complete at once with IB_WC_WR_FLUSH_ERR (ib_drain_rq() relies on it).
+ *
+ * Return: 0, -EINVAL (RESET state, too many SGEs), -ENOMEM (queue full).
+ */
+int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_nfy nfy = {};
+	unsigned long flags;
+	int ret = 0, i;
+	u32 prod;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state == IB_QPS_RESET || qp->user) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	prod = *qp->rq.producer;
+	for (; wr; wr = wr->next, prod++) {
+		struct sroce_recv_wqe *w = sroce_queue_slot(&qp->rq, prod);
+		struct sroce_sge *sge = (void *)(w + 1);
+
+		if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_recv_sge) {
+			ret = -EINVAL;
+			break;
+		}
+		if (prod - qp->rq_cons >= qp->rq.num_entries) {
+			ret = -ENOMEM;
+			break;
+		}
+		w->wr_id = wr->wr_id;
+		w->num_sge = wr->num_sge;
+		w->reserved = 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+	}
+	sroce_queue_store_producer(&qp->rq, prod);
+	if (qp->state == IB_QPS_ERR)
+		sroce_resp_flush(qp, &nfy);
+out_unlock:
+	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_qp_notify(&nfy);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+/**
+ * sroce_qp_alloc_skb() - a packet buffer for a QP's transport headers
+ * @qp: the QP
+ * @hdr_len: bytes of BTH and extension headers
+ * @paylen: payload bytes (the pad is added here)
+ * @hdr: set to where the headers go; the payload follows them
+ *
+ * The skb holds headers, payload, zeroed pad and room for the ICRC, with
+ * headroom for IP and UDP (sroce_net_xmit()).
+ *
+ * Return: the skb or NULL.
+ */
+struct sk_buff *sroce_qp_alloc_skb(struct sroce_qp *qp, u32 hdr_len,
+				   u32 paylen, u8 **hdr)
+{
+	u32 pad = (4 - (paylen & 3)) & 3;
+	u32 len = hdr_len + paylen + pad + SROCE_ICRC_LEN;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(SROCE_NET_HEADROOM + len, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, SROCE_NET_HEADROOM);
+	*hdr = skb_put(skb, len);
+	memset(*hdr + hdr_len + paylen, 0, pad + SROCE_ICRC_LEN);
+	return skb;
+}
+
+/**
+ * sroce_qp_xmit() - send a packet of a QP along its path
+ * @qp: the QP, lock not held
+ * @skb: from sroce_qp_alloc_skb(), headers and payload written; consumed
+ *
+ * Return: 0 or sroce_net_xmit()'s error.
+ */
+int sroce_qp_xmit(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	const struct rdma_ah_attr *ah = &qp->attr.ah_attr;
+
+	return sroce_net_xmit(qp->sdev, skb, &qp->sgid, &qp->dgid,
+			      qp->ibqp.qp_num, ah->grh.traffic_class,
+			      ah->grh.hop_limit ? ah->grh.hop_limit : 64);
+}

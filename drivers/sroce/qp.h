@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qp.h - queue pairs (qp.c) and the transport engine that drives them:
+ * requester (req.c), completer (comp.c), responder (resp.c).
+ */
+#ifndef SROCE_QP_H
+#define SROCE_QP_H
+
+#include <linux/completion.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/sroce-abi.h>
+
+#include "queue.h"
+
+struct sroce_dev;
+struct sroce_cq;
+struct sroce_mr;
+struct sroce_pkt;
+struct sk_buff;
+
+/* Capabilities of a QP (query_device reports them). */
+#define SROCE_MAX_QP		0x10000
+#define SROCE_MAX_QP_WR		0x4000
+#define SROCE_MAX_SGE		32
+#define SROCE_MAX_INLINE	512
+#define SROCE_MAX_RD_ATOMIC	16
+
+/* QP numbers 0 and 1 are the special QPs; ordinary ones start here. */
+#define SROCE_QPN_MIN		16
+#define SROCE_QPN_MAX		0xffffff
+
+/*
+ * Requester window: PSNs sent and not yet acknowledged.  Bounded so a
+ * burst never overruns the receiver's backlog (netdev_max_backlog, 1000
+ * packets by default).
+ */
+#define SROCE_REQ_WINDOW	128
+/* Ask for an ACK at least every this many packets of a long message. */
+#define SROCE_REQ_ACK_EVERY	32
+/* Packets the requester builds per lock hold before transmitting them. */
+#define SROCE_REQ_BATCH		16
+
+/**
+ * struct sroce_sge_ref - a validated local SGE
+ * @mr: the region, with a reference (NULL for an empty SGE)
+ * @addr: first byte
+ * @length: bytes
+ */
+struct sroce_sge_ref {
+	struct sroce_mr *mr;
+	u64 addr;
+	u32 length;
+};
+
+/* Where a send WQE stands (struct sroce_swqe.state). */
+enum sroce_swqe_state {
+	SROCE_SWQE_PENDING,	/* fetched, not completely sent */
+	SROCE_SWQE_SENT,	/* every packet sent, waiting for the ACK */
+	SROCE_SWQE_ERROR,	/* failed locally: completes with @status */
+};
+
+/**
+ * struct sroce_swqe - the kernel's copy of a send WQE
+ * @wr_id: from the WQE
+ * @opcode: enum ib_uverbs_wr_opcode
+ * @send_flags: enum ib_uverbs_send_flags
+ * @imm: ImmDt as on the wire
+ * @length: total payload bytes
+ * @num_sge: entries of @sge used (0 for inline)
+ * @state: enum sroce_swqe_state
+ * @status: the completion status of an SROCE_SWQE_ERROR entry
+ * @first_psn: PSN of the first packet, set when it is first sent
+ * @last_psn: PSN of the last packet
+ * @sge: the gather list, with region references; room for the QP's
+ *	max_send_sge entries or, for an inline WQE, its max_inline_data
+ *	bytes of payload (struct sroce_qp.swqe_size covers both)
+ */
+struct sroce_swqe {
+	u64 wr_id;
+	u32 opcode;
+	u32 send_flags;
+	u32 imm;
+	u32 length;
+	u32 num_sge;
+	u8 state;
+	u8 status;
+	u32 first_psn;
+	u32 last_psn;
+	struct sroce_sge_ref sge[];
+};
+
+/**
+ * struct sroce_rwqe - the kernel's copy of the receive WQE in use
+ * @wr_id: from the WQE
+ * @num_sge: entries of @sge
+ * @length: sum of the SGE lengths
+ * @sge: the scatter list, with region references
+ */
+struct sroce_rwqe {
+	u64 wr_id;
+	u32 num_sge;
+	u32 length;
+	struct sroce_sge_ref sge[SROCE_MAX_SGE];
+};
+
+/* Bits of struct sroce_qp.flags */
+enum sroce_qp_flag {
+	SROCE_QPF_REQ_RUNNING,	/* one context runs the requester */
+	SROCE_QPF_REQ_AGAIN,	/* it must look at the queue once more */
+};
+
+/**
+ * struct sroce_qp - a queue pair
+ * @ibqp: the core QP; must stay first
+ * @sdev: the device
+ * @ref: lookups from the receive path hold one; plus the QP's own
+ * @released: completed when @ref drops to zero
+ * @lock: guards everything below that is not said to be constant, taken
+ *	with interrupts off (kernel users may post from any context, the
+ *	engine runs in softirq); never held while transmitting or while a
+ *	CQ's completion handler runs
+ * @flags: enum sroce_qp_flag bits, atomic
+ * @user: created for user space (the rings are mapped there); constant
+ * @sq_sig_all: every send WQE completes; constant
+ * @state: the IBTA state
+ * @destroyed: destroy_qp has begun: timers and work do nothing
+ * @sq: the send queue ring; user space (or sroce_qp_post_send()) produces
+ * @rq: the receive queue ring, likewise
+ * @swqe: the kernel's copies of fetched send WQEs, by slot (sroce_swqe_at())
+ * @swqe_size: bytes per entry of @swqe
+ * @sq_head: index of the next WQE to fetch from @sq
+ * @sq_cur: index of the WQE the requester sends next
+ * @sq_retire: index of the oldest WQE not retired (@sq's consumer)
+ * @cur_off: payload bytes of WQE @sq_cur already sent
+ * @psn_next: PSN of the next packet the requester sends
+ * @psn_una: oldest PSN not acknowledged
+ * @psn_max: the PSN after the highest one ever sent (tells resends apart)
+ * @rq_cons: index of the receive WQE in use or next (@rq's consumer)
+ * @rwqe: the receive WQE in use while @in_msg
+ * @in_msg: the responder is inside a multi-packet message
+ * @recv_off: bytes of the current message written to @rwqe
+ * @epsn: the responder's expected PSN
+ * @msn: the responder's message sequence number
+ * @nak_sent: a sequence NAK for @epsn was sent (one per gap)
+ * @retry: retries left of the current packet (@retry_cnt after progress)
+ * @rnr_retry_left: RNR retries left (7: infinite)
+ * @retrans_timer: the local ACK timeout; also waits out an RNR NAK
+ * @rnr_wait: the timer waits out an RNR NAK, not an ACK timeout
+ * @req_work: runs the requester in process context (from timers and
+ *	kernel posts made with interrupts off)
+ * @attr: the attributes modify_qp set (state, PSNs, path, limits...), as
+ *	query_qp reports them
+ * @sgid: the source GID of the path (set with IB_QP_AV)
+ * @dgid: the destination GID
+ * @pmtu: path MTU in bytes
+ * @cap: the capabilities granted at creation; constant
+ */
+struct sroce_qp {
+	struct ib_qp ibqp;
+	struct sroce_dev *sdev;
+	refcount_t ref;
+	struct completion released;
+	spinlock_t lock; /* see @lock above */
+	unsigned long flags;
+	bool user;
+	bool sq_sig_all;
+	enum ib_qp_state state;
+	bool destroyed;
+
+	struct sroce_queue sq;
+	struct sroce_queue rq;
+	void *swqe;
+	size_t swqe_size;
+
+	/* requester and completer */
+	u32 sq_head;
+	u32 sq_cur;
+	u32 sq_retire;
+	u32 cur_off;
+	u32 psn_next;
+	u32 psn_una;
+	u32 psn_max;
+	u8 retry;
+	u8 rnr_retry_left;
+	bool rnr_wait;
+	struct timer_list retrans_timer;
+	struct work_struct req_work;
+
+	/* responder */
+	u32 rq_cons;
+	struct sroce_rwqe rwqe;
+	bool in_msg;
+	u32 recv_off;
+	u32 epsn;
+	u32 msn;
+	bool nak_sent;
+
+	struct ib_qp_attr attr;
+	union ib_gid sgid;
+	union ib_gid dgid;
+	u32 pmtu;
+	struct ib_qp_cap cap;
+};
+
+static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
+/* The kernel's copy of the send WQE of free-running index @index */
+static inline struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
+{
+	return qp->swqe + (size_t)(index & (qp->sq.num_entries - 1)) *
+			  qp->swqe_size;
+}
+
+static inline struct sroce_cq *sroce_qp_send_cq(struct sroce_qp *qp)
+{
+	return container_of(qp->ibqp.send_cq, struct sroce_cq, ibcq);
+}
+
+static inline struct sroce_cq *sroce_qp_recv_cq(struct sroce_qp *qp)
+{
+	return container_of(qp->ibqp.recv_cq, struct sroce_cq, ibcq);
+}
+
+/*
+ * CQs whose completion handler must run once the QP lock is dropped:
+ * collected by the engine while it holds the lock.
+ */
+struct sroce_nfy {
+	struct sroce_cq *cq[2];
+};
+
+/* qp.c: verbs */
+int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int sroce_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int sroce_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata);
+int sroce_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		       const struct ib_send_wr **bad_wr);
+int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+
+/* qp.c: for the engine */
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
+void sroce_qp_put(struct sroce_qp *qp);
+void sroce_qp_error(struct sroce_qp *qp, struct sroce_nfy *nfy);
+void sroce_qp_complete(struct sroce_qp *qp, struct sroce_cq *cq,
+		       const struct sroce_cqe *cqe, bool solicited,
+		       struct sroce_nfy *nfy);
+void sroce_qp_notify(struct sroce_nfy *nfy);
+void sroce_sge_put(struct sroce_sge_ref *sge, u32 n);
+int sroce_qp_xmit(struct sroce_qp *qp, struct sk_buff *skb);
+struct sk_buff *sroce_qp_alloc_skb(struct sroce_qp *qp, u32 hdr_len,
+				   u32 paylen, u8 **hdr);
+
+/* req.c */
+void sroce_req_kick(struct sroce_qp *qp);
+void sroce_req_work(struct work_struct *work);
+void sroce_req_release_swqe(struct sroce_swqe *w);
+void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
+
+/* comp.c */
+void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
+		    const struct sroce_pkt *pkt);
+void sroce_comp_timer(struct timer_list *t);
+void sroce_comp_arm_timer(struct sroce_qp *qp);
+
+/* resp.c */
+void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
+		    const struct sroce_pkt *pkt);
+void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
+
+#endif /* SROCE_QP_H */

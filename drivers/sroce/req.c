@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * req.c - the requester: send WQEs to packets.
+ *
+ * The requester fetches WQEs from the send ring into the kernel's copies
+ * (struct sroce_swqe: validated once, region references held until the
+ * WQE retires), segments each message by the path MTU, numbers the packets
+ * with consecutive PSNs and sends them, at most SROCE_REQ_WINDOW PSNs
+ * ahead of the oldest unacknowledged one.  The completer (comp.c) moves the
+ * window on and rewinds the requester for retransmission.
+ *
+ * Where it runs: sroce_req_kick() runs it in the caller's context, at most
+ * one context at a time per QP (SROCE_QPF_REQ_RUNNING); a kick while it
+ * runs makes the running context look again (SROCE_QPF_REQ_AGAIN).  The
+ * callers are the doorbell system call and a kernel user's post_send
+ * (process context), the completer when an ACK opens the window and the
+ * retransmission timer (softirq).  Packets are built under the QP lock in
+ * batches and sent after it is dropped, in order.
+ *
+ * Idle: when the ring has nothing more, the requester sets the doorbell
+ * bit in the ring's notification word, issues a full barrier and looks at
+ * the producer index once more; the provider stores its producer index,
+ * issues a full barrier and reads the word.  One of the two sees the other
+ * (include/uapi/rdma/sroce-abi.h).
+ */
+#include <linux/skbuff.h>
+#include <rdma/ib_user_verbs.h>
+
+#include "sroce.h"
+#include "counters.h"
+#include "net.h"
+#include "proto/sroce_proto.h"
+
+/* The largest message: IBTA's 2^31 bytes. */
+#define SROCE_MAX_MSG_SIZE	BIT(31)
+
+static enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode)
+{
+	switch (opcode) {
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_UVERBS_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_UVERBS_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/**
+ * sroce_req_release_swqe() - drop what a fetched WQE holds
+ * @w: the kernel's copy
+ */
+void sroce_req_release_swqe(struct sroce_swqe *w)
+{
+	if (!(w->send_flags & SROCE_SEND_INLINE))
+		sroce_sge_put(w->sge, w->num_sge);
+	w->num_sge = 0;
+}
+
+/* Copy and check the gather list; the status of a failure, or 0. */
+static u8 sroce_req_fetch_sges(struct sroce_qp *qp, struct sroce_swqe *w,
+			       const struct sroce_sge *usge, u32 num_sge)
+{
+	u64 total = 0;
+	u32 i;
+
+	for (i = 0; i < num_sge; i++) {
+		struct sroce_sge sge;
+		struct sroce_mr *mr;
+
+		memcpy(&sge, &usge[i], sizeof(sge));
+		total += sge.length;
+		if (total > SROCE_MAX_MSG_SIZE)
+			return IB_WC_LOC_LEN_ERR;
+		w->sge[i].addr = sge.addr;
+		w->sge[i].length = sge.length;
+		w->sge[i].mr = NULL;
+		w->num_sge = i + 1;
+		if (!sge.length)
+			continue;
+		mr = sroce_mr_lookup_local(qp->sdev, sge.lkey, qp->ibqp.pd, 0,
+					   sge.addr, sge.length);
+		if (IS_ERR(mr)) {
+			ibdev_dbg(qp->ibqp.device,
+				  "QP %u: send SGE %u lkey %#x %#llx+%u: %ld\n",
+				  qp->ibqp.qp_num, i, sge.lkey, sge.addr,
+				  sge.length, PTR_ERR(mr));
+			return IB_WC_LOC_PROT_ERR;
+		}
+		w->sge[i].mr = mr;
+	}
+	w->length = total;
+	return 0;
+}
+
+/*
+ * Fetch the WQE at sq_head into its copy; false when the ring has none.  A
+ * WQE that fails a check is fetched too, in SROCE_SWQE_ERROR: it completes
+ * with its status once everything before it has.
+ */
+static bool sroce_req_fetch(struct sroce_qp *qp)
+{
+	struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_head);
+	const void *slot = sroce_queue_slot(&qp->sq, qp->sq_head);
+	struct sroce_send_wqe u;
+	u32 prod;
+	u8 status = 0;
+
+	lockdep_assert_held(&qp->lock);
+	/* Acquire: the WQE was written before the index. */
+	prod = sroce_queue_load_producer(&qp->sq);
+	if (prod == qp->sq_head)
+		return false;
+	/* A producer more than a ring ahead is garbage: nothing posted. */
+	if (prod - qp->sq_retire > qp->sq.num_entries)
+		return false;
+
+	/* User space may change the slot under us: read it once. */
+	memcpy(&u, slot, sizeof(u));
+	memset(w, 0, offsetof(struct sroce_swqe, sge));
+	w->wr_id = u.wr_id;
+	w->opcode = u.opcode;
+	w->send_flags = u.send_flags & (SROCE_SEND_SIGNALED |
+					SROCE_SEND_SOLICITED |
+					SROCE_SEND_INLINE |
+					SROCE_SEND_FENCE);
+	w->imm = u.imm_data;
+	w->state = SROCE_SWQE_PENDING;
+
+	switch (u.opcode) {
+	case IB_UVERBS_WR_SEND:
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+		break;
+	default:
+		ibdev_dbg(qp->ibqp.device, "QP %u: send opcode %u\n",
+			  qp->ibqp.qp_num, u.opcode);
+		status = IB_WC_LOC_QP_OP_ERR;
+		goto out;
+	}
+
+	if (w->send_flags & SROCE_SEND_INLINE) {
+		if (u.inline_len > qp->cap.max_inline_data) {
+			status = IB_WC_LOC_LEN_ERR;
+			goto out;
+		}
+		memcpy(w->sge, slot + sizeof(u), u.inline_len);
+		w->length = u.inline_len;
+	} else {
+		if (u.num_sge > qp->cap.max_send_sge) {
+			status = IB_WC_LOC_LEN_ERR;
+			goto out;
+		}
+		status = sroce_req_fetch_sges(qp, w, slot + sizeof(u),
+					      u.num_sge);
+	}
+out:
+	if (status) {
+		sroce_req_release_swqe(w);
+		w->state = SROCE_SWQE_ERROR;
+		w->status = status;
+	}
+	qp->sq_head++;
+	return true;
+}
+
+/* Copy @len payload bytes from @off of a WQE's message to @dst. */
+static int sroce_req_copy_payload(const struct sroce_swqe *w, u32 off,
+				  u8 *dst, u32 len)
+{
+	u32 i;
+	int ret;
+
+	if (w->send_flags & SROCE_SEND_INLINE) {
+		memcpy(dst, (const u8 *)w->sge + off, len);
+		return 0;
+	}
+	for (i = 0; i < w->num_sge && len; i++) {
+		const struct sroce_sge_ref *s = &w->sge[i];
+		u32 n;
+
+		if (off >= s->length) {
+			off -= s->length;
+			continue;
+		}
+		n = min(len, s->length - off);
+		ret = sroce_mr_copy(s->mr, s->addr + off, dst, n,
+				    SROCE_MR_TO_BUF);
+		if (ret)
+			return ret;
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EFAULT : 0;
+}
+
+/* One packet of WQE @w at the requester's position, onto @list. */
+static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
+			       struct sk_buff_head *list)
+{
+	enum sroce_msg_op op = w->opcode == IB_UVERBS_WR_SEND_WITH_IMM ?
+			       SROCE_MSG_SEND_IMM : SROCE_MSG_SEND;
+	struct sroce_hdrs h = {};
+	struct sroce_seg seg;
+	struct sk_buff *skb;
+	u32 hdr_len, ack_seq;
+	u8 *hdr;
+
+	if (sroce_seg_at(SROCE_TRANSPORT_RC, op, w->length, qp->pmtu,
+			 qp->cur_off, &seg))
+		return -EINVAL;
+	if (!qp->cur_off) {
+		w->first_psn = qp->psn_next;
+		w->last_psn = sroce_psn_add(qp->psn_next,
+					    sroce_seg_npkts(w->length,
+							    qp->pmtu) - 1);
+	}
+	hdr_len = sroce_opcode_lookup(seg.opcode)->hdr_len;
+	skb = sroce_qp_alloc_skb(qp, hdr_len, seg.paylen, &hdr);
+	if (!skb)
+		return -ENOMEM;
+	if (sroce_req_copy_payload(w, qp->cur_off, hdr + hdr_len,
+				   seg.paylen)) {
+		kfree_skb(skb);
+		return -EFAULT;
+	}
+
+	h.bth.opcode = seg.opcode;
+	h.bth.pad = seg.pad;
+	h.bth.pkey = SROCE_DEFAULT_PKEY;
+	h.bth.dqpn = qp->attr.dest_qp_num;
+	h.bth.psn = qp->psn_next;
+	if (seg.last && (w->send_flags & SROCE_SEND_SOLICITED))
+		h.bth.flags |= SROCE_BTHF_SE;
+	ack_seq = sroce_psn_outstanding(qp->psn_next, w->first_psn) + 1;
+	if (seg.last || !(ack_seq % SROCE_REQ_ACK_EVERY))
+		h.bth.flags |= SROCE_BTHF_ACKREQ;
+	h.imm = be32_to_cpu((__force __be32)w->imm);
+	sroce_hdrs_build(hdr, hdr_len, &h);
+	__skb_queue_tail(list, skb);
+
+	if (sroce_psn_before(qp->psn_next, qp->psn_max))
+		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RETRANSMITS);
+	qp->psn_next = sroce_psn_add(qp->psn_next, 1);
+	if (sroce_psn_before(qp->psn_max, qp->psn_next))
+		qp->psn_max = qp->psn_next;
+	if (seg.last) {
+		w->state = SROCE_SWQE_SENT;
+		qp->sq_cur++;
+		qp->cur_off = 0;
+	} else {
+		qp->cur_off += seg.paylen;
+	}
+	return 0;
+}
+
+/*
+ * Complete the WQE at sq_retire, which failed locally, and move the QP to
+ * ERROR; lock held.
+ */
+static void sroce_req_fail_head(struct sroce_qp *qp,
+				struct sroce_nfy *nfy)
+{
+	struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_retire);
+	struct sroce_cqe cqe = {
+		.wr_id = w->wr_id,
+		.status = w->status,
+		.opcode = sroce_req_wc_opcode(w->opcode),
+	};
+
+	sroce_qp_complete(qp, sroce_qp_send_cq(qp), &cqe, false, nfy);
+	sroce_req_release_swqe(w);
+	qp->sq_retire++;
+	if (qp->sq_cur < qp->sq_retire)
+		qp->sq_cur = qp->sq_retire;
+	sroce_queue_store_consumer(&qp->sq, qp->sq_retire);
+	sroce_qp_error(qp, nfy);
+}
+
+/*
+ * Build up to SROCE_REQ_BATCH packets onto @list; lock held.  Returns the
+ * number built.  Goes idle (the doorbell bit) when the ring is empty.
+ */
+static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
+			   struct sroce_nfy *nfy)
+{
+	struct sroce_swqe *w;
+	int n = 0;
+
+	lockdep_assert_held(&qp->lock);
+	if (qp->destroyed)
+		return 0;
+	if (qp->state == IB_QPS_ERR) {
+		sroce_req_flush(qp, nfy);
+		return 0;
+	}
+	if (qp->state != IB_QPS_RTS || qp->rnr_wait)
+		return 0;
+
+	while (n < SROCE_REQ_BATCH) {
+		if (qp->sq_cur == qp->sq_head) {
+			if (!sroce_req_fetch(qp)) {
+				/* Idle; then look once more (see the top). */
+				WRITE_ONCE(*qp->sq.notify,
+					   SROCE_SQ_NOTIFY_DOORBELL);
+				/*
+				 * Pairs with the provider's fence after it
+				 * stores its producer index.
+				 */
+				smp_mb();
+				if (sroce_queue_load_producer(&qp->sq) ==
+				    qp->sq_head)
+					break;
+				continue;
+			}
+			WRITE_ONCE(*qp->sq.notify, 0);
+		}
+		w = sroce_swqe_at(qp, qp->sq_cur);
+		if (w->state == SROCE_SWQE_ERROR) {
+			/* Its turn comes when everything before it is done. */
+			if (qp->sq_cur == qp->sq_retire)
+				sroce_req_fail_head(qp, nfy);
+			break;
+		}
+		if (!sroce_psn_window_open(qp->psn_next, qp->psn_una,
+					   SROCE_REQ_WINDOW))
+			break;
+		if (sroce_req_build_one(qp, w, list))
+			break;	/* no memory: the ACK timer retries */
+		n++;
+	}
+	if (n)
+		sroce_comp_arm_timer(qp);
+	return n;
+}
+
+static void sroce_req_run(struct sroce_qp *qp)
+{
+	struct sroce_nfy nfy;
+	struct sk_buff_head list;
+	struct sk_buff *skb;
+	unsigned long flags;
+	int n;
+
+	__skb_queue_head_init(&list);
+	do {
+		memset(&nfy, 0, sizeof(nfy));
+		spin_lock_irqsave(&qp->lock, flags);
+		n = sroce_req_build(qp, &list, &nfy);
+		spin_unlock_irqrestore(&qp->lock, flags);
+
+		while ((skb = __skb_dequeue(&list)))
+			sroce_qp_xmit(qp, skb);
+		sroce_qp_notify(&nfy);
+	} while (n == SROCE_REQ_BATCH);
+}
+
+/**
+ * sroce_req_kick() - make the requester look at its QP
+ * @qp: the QP
+ *
+ * Runs the requester here unless another context runs it (which then
+ * looks again) or interrupts are off (then the QP's work item runs it).
+ */
+void sroce_req_kick(struct sroce_qp *qp)
+{
+	if (in_hardirq() || irqs_disabled()) {
+		queue_work(system_highpri_wq, &qp->req_work);
+		return;
+	}
+	set_bit(SROCE_QPF_REQ_AGAIN, &qp->flags);
+	while (!test_and_set_bit(SROCE_QPF_REQ_RUNNING, &qp->flags)) {
+		while (test_and_clear_bit(SROCE_QPF_REQ_AGAIN, &qp->flags))
+			sroce_req_run(qp);
+		clear_bit_unlock(SROCE_QPF_REQ_RUNNING, &qp->flags);
+		/* A kick that saw RUNNING set AGAIN before: see it now. */
+		smp_mb__after_atomic();
+		if (!test_bit(SROCE_QPF_REQ_AGAIN, &qp->flags))
+			break;
+	}
+}
+
+/**
+ * sroce_req_work() - the QP's work item: runs the requester
+ * @work: struct sroce_qp.req_work
+ */
+void sroce_req_work(struct work_struct *work)
+{
+	sroce_req_kick(container_of(work, struct sroce_qp, req_work));
+}
+
+/**
+ * sroce_req_flush() - complete every send WQE with IB_WC_WR_FLUSH_ERR
+ * @qp: a QP in ERROR, lock held
+ * @nfy: collects CQs to signal
+ *
+ * The WQEs fetched and those still in the ring, in order.
+ */
+void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
+{
+	struct sroce_cq *cq = sroce_qp_send_cq(qp);
+	struct sroce_cqe cqe = { .status = IB_WC_WR_FLUSH_ERR };
+	u32 prod;
+
+	lockdep_assert_held(&qp->lock);
+	for (; qp->sq_retire != qp->sq_head; qp->sq_retire++) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_retire);
+
+		cqe.wr_id = w->wr_id;
+		cqe.opcode = sroce_req_wc_opcode(w->opcode);
+		sroce_qp_complete(qp, cq, &cqe, false, nfy);
+		sroce_req_release_swqe(w);
+	}
+	prod = sroce_queue_load_producer(&qp->sq);
+	if (prod - qp->sq_head <= qp->sq.num_entries) {
+		for (; qp->sq_head != prod; qp->sq_head++) {
+			const struct sroce_send_wqe *u =
+				sroce_queue_slot(&qp->sq, qp->sq_head);
+
+			cqe.wr_id = READ_ONCE(u->wr_id);
+			cqe.opcode = sroce_req_wc_opcode(READ_ONCE(u->opcode));
+			sroce_qp_complete(qp, cq, &cqe, false, nfy);
+		}
+	}
+	qp->sq_retire = qp->sq_head;
+	qp->sq_cur = qp->sq_head;
+	qp->cur_off = 0;
+	qp->psn_una = qp->psn_next;
+	sroce_queue_store_consumer(&qp->sq, qp->sq_retire);
+}

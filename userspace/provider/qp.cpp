@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * qp.cpp - queue pairs whose send and receive queues are rings the kernel
+ * shares with us.
+ *
+ * CREATE_QP returns a struct sroce_ring_info for each queue; both are
+ * mapped from the uverbs file at their offsets.  Posting writes WQEs into
+ * the rings (wqe.cpp) and publishes the producer index: a receive never
+ * makes a system call, a send makes one only when the kernel's requester
+ * is idle (the SQ notification word has SROCE_SQ_NOTIFY_DOORBELL): a
+ * POST_SEND without work requests, the doorbell.  MODIFY_QP, QUERY_QP and
+ * DESTROY_QP are the plain uverbs commands; entering RESET also resets the
+ * provider's copies of the producer indices, as the kernel resets the
+ * rings'.
+ */
+#include <algorithm>
+#include <cinttypes>
+#include <cstdlib>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "objects.h"
+#include "uverbs_cmd.h"
+
+namespace sroce {
+
+namespace {
+
+/*
+ * Check the description of one of the QP's rings and map it.  min_entries
+ * is the depth the kernel granted (the capability libibverbs hands back to
+ * the application): the ring must hold at least that many WQEs.
+ */
+int map_wq_ring(ibv_context *ibctx, const char *what,
+		const sroce_ring_info &info, std::size_t min_entry_size,
+		bool has_notify, std::uint32_t min_entries, work_queue *wq,
+		void **map, std::size_t *map_size) noexcept
+{
+	ring_layout layout{};
+	int ret = parse_ring_info(info, min_entry_size, has_notify,
+				  to_ctx(ibctx)->params.page_size, &layout);
+
+	if (ret == 0 && layout.num_entries < min_entries)
+		ret = EPROTO;
+	if (ret != 0) {
+		__verbs_log(&to_ctx(ibctx)->vctx, VERBS_LOG_ERR,
+			    "sroce: QP %s ring description refused: offset "
+			    "%#" PRIx64 " size %" PRIu32 " entries %" PRIu32
+			    " entry size %" PRIu32 " (need %zu bytes, %" PRIu32
+			    " entries)\n",
+			    what, static_cast<std::uint64_t>(info.mmap_offset),
+			    info.mmap_size, info.num_entries, info.entry_size,
+			    min_entry_size, min_entries);
+		return ret;
+	}
+	void *m = mmap(nullptr, layout.mmap_size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, ibctx->cmd_fd,
+		       static_cast<off_t>(layout.mmap_offset));
+	if (m == MAP_FAILED)
+		return errno;
+	wq->ring = make_ring_view(m, layout);
+	wq->prod = 0;
+	*map = m;
+	*map_size = layout.mmap_size;
+	return 0;
+}
+
+/* The doorbell: POST_SEND without work requests (sroce-abi.h). */
+int ring_doorbell(ibv_qp *ibqp) noexcept
+{
+	ib_uverbs_post_send_resp resp{};
+	post_send_cmd cmd = make_doorbell_cmd(ibqp->handle, &resp);
+	/* The whole object: header and core, nothing after them. */
+	const ssize_t n =
+		write(ibqp->context->cmd_fd, &cmd, post_send_cmd::size);
+
+	if (n < 0)
+		return errno;
+	return n == static_cast<ssize_t>(post_send_cmd::size) ? 0 : EIO;
+}
+
+} /* namespace */
+
+/*
+ * The QP type, SRQ and capabilities go to the kernel as they are: it
+ * refuses what it does not support.  On any failure after the kernel
+ * created the QP, the QP is destroyed again.
+ */
+ibv_qp *create_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept
+{
+	auto *q = static_cast<qp *>(std::calloc(1, sizeof(qp)));
+	create_qp_cmd cmd{};
+	create_qp_resp resp{};
+
+	if (q == nullptr)
+		return nullptr;
+	scope_exit free_qp([q] { std::free(q); });
+
+	cmd.drv.send_wqe_size = sizeof(sroce_send_wqe);
+	cmd.drv.recv_wqe_size = sizeof(sroce_recv_wqe);
+	int ret = ibv_cmd_create_qp(pd, &q->vqp.qp, attr, cmd.buf(),
+				    create_qp_cmd::size, resp.core_ptr(),
+				    create_qp_resp::size);
+	if (ret != 0) {
+		errno = ret;
+		return nullptr;
+	}
+	scope_exit destroy([q] { ibv_cmd_destroy_qp(&q->vqp.qp); });
+
+	/* What the kernel granted, as libibverbs wrote it back. */
+	const ibv_qp_cap &cap = attr->cap;
+	const std::uint32_t max_inline = resp.drv.max_inline_data;
+	ret = map_wq_ring(
+		pd->context, "SQ", resp.drv.sq,
+		sq_entry_min(cap.max_send_sge,
+			     std::max(max_inline, cap.max_inline_data)),
+		true, cap.max_send_wr, &q->sq, &q->sq_map, &q->sq_map_size);
+	if (ret != 0) {
+		errno = ret;
+		return nullptr;
+	}
+	scope_exit unmap_sq([q] { munmap(q->sq_map, q->sq_map_size); });
+
+	ret = map_wq_ring(pd->context, "RQ", resp.drv.rq,
+			  rq_entry_min(cap.max_recv_sge), false,
+			  cap.max_recv_wr, &q->rq, &q->rq_map, &q->rq_map_size);
+	if (ret != 0) {
+		errno = ret;
+		return nullptr;
+	}
+	scope_exit unmap_rq([q] { munmap(q->rq_map, q->rq_map_size); });
+
+	ret = pthread_spin_init(&q->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret != 0) {
+		errno = ret;
+		return nullptr;
+	}
+	ret = pthread_spin_init(&q->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret != 0) {
+		pthread_spin_destroy(&q->sq_lock);
+		errno = ret;
+		return nullptr;
+	}
+	q->sq.max_sge = cap.max_send_sge;
+	q->sq.max_inline = max_inline;
+	q->rq.max_sge = cap.max_recv_sge;
+	q->rq.max_inline = 0;
+
+	unmap_rq.release();
+	unmap_sq.release();
+	destroy.release();
+	free_qp.release();
+	return &q->vqp.qp;
+}
+
+/*
+ * No driver data.  libibverbs stores the new state in ibqp->state after
+ * this returns 0.  Entering RESET: the kernel has zeroed both rings'
+ * indices, so the provider's copies start over too.
+ */
+int modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask) noexcept
+{
+	qp *q = to_qp(ibqp);
+	modify_qp_cmd cmd{};
+	const int ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, cmd.buf(),
+					  modify_qp_cmd::size);
+
+	if (ret != 0)
+		return ret;
+	if ((attr_mask & IBV_QP_STATE) != 0 &&
+	    attr->qp_state == IBV_QPS_RESET) {
+		pthread_spin_lock(&q->sq_lock);
+		wq_reset(q->sq);
+		pthread_spin_unlock(&q->sq_lock);
+		pthread_spin_lock(&q->rq_lock);
+		wq_reset(q->rq);
+		pthread_spin_unlock(&q->rq_lock);
+	}
+	return 0;
+}
+
+int query_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask,
+	     ibv_qp_init_attr *init_attr) noexcept
+{
+	query_qp_cmd cmd{};
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, cmd.buf(),
+				query_qp_cmd::size);
+}
+
+/* On failure the QP stays: the caller still owns it. */
+int destroy_qp(ibv_qp *ibqp) noexcept
+{
+	qp *q = to_qp(ibqp);
+	const int ret = ibv_cmd_destroy_qp(ibqp);
+
+	if (ret != 0)
+		return ret;
+	munmap(q->sq_map, q->sq_map_size);
+	munmap(q->rq_map, q->rq_map_size);
+	pthread_spin_destroy(&q->sq_lock);
+	pthread_spin_destroy(&q->rq_lock);
+	std::free(q);
+	return 0;
+}
+
+/*
+ * Posts in RTS, SQD, SQE and ERROR (the kernel flushes what is posted in
+ * ERROR).  The doorbell check follows the publication of the producer
+ * index and needs no lock: each poster looks at the word after its own
+ * store.  If the doorbell itself fails (the uverbs file refuses the
+ * command: the device is gone), the WQEs are in the ring but the kernel
+ * was not woken; the error is returned with *bad_wr at the first request.
+ */
+int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept
+{
+	qp *q = to_qp(ibqp);
+	std::uint32_t posted = 0;
+
+	if (!sq_state_can_post(ibqp->state)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&q->sq_lock);
+	int ret = wq_post_send(q->sq, ibqp->qp_type, wr, bad_wr, &posted);
+	pthread_spin_unlock(&q->sq_lock);
+
+	if (posted != 0 && sq_doorbell_needed(q->sq.ring)) {
+		const int db = ring_doorbell(ibqp);
+
+		if (db != 0 && ret == 0) {
+			*bad_wr = wr;
+			ret = db;
+		}
+	}
+	return ret;
+}
+
+/* Every state but RESET; never a system call. */
+int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept
+{
+	qp *q = to_qp(ibqp);
+
+	if (!rq_state_can_post(ibqp->state)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&q->rq_lock);
+	const int ret = wq_post_recv(q->rq, wr, bad_wr);
+	pthread_spin_unlock(&q->rq_lock);
+	return ret;
+}
+
+} /* namespace sroce */

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The provider's post_send and post_recv entry points on a QP built by
+ * hand over plain buffers: the QP states in which they post, what they
+ * leave alone when they refuse, and the doorbell, whose write() goes to a
+ * pipe standing in for the uverbs file.
+ */
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "objects.h"
+
+namespace {
+
+constexpr std::uint32_t page = 4096;
+constexpr std::uint32_t entries = 8;
+
+sroce_ring_info ring_info(std::uint32_t entry_size, bool notify)
+{
+	sroce_ring_info i{};
+
+	i.num_entries = entries;
+	i.entry_size = entry_size;
+	i.entries_offset = 512;
+	i.producer_offset = 0;
+	i.consumer_offset = 128;
+	i.notify_offset = notify ? 256 : 0;
+	i.mmap_size = page;
+	return i;
+}
+
+class QpPost : public ::testing::Test {
+protected:
+	void SetUp() override
+	{
+		ASSERT_EQ(pipe2(pipe_, O_NONBLOCK | O_CLOEXEC), 0);
+		ctx_.cmd_fd = pipe_[1];
+
+		q_ = static_cast<sroce::qp *>(
+			std::calloc(1, sizeof(sroce::qp)));
+		ASSERT_NE(q_, nullptr);
+		ibqp_ = &q_->vqp.qp;
+		ibqp_->context = &ctx_;
+		ibqp_->handle = 0x5151;
+		ibqp_->qp_type = IBV_QPT_RC;
+		ibqp_->state = IBV_QPS_RESET;
+		ASSERT_EQ(pthread_spin_init(&q_->sq_lock, 0), 0);
+		ASSERT_EQ(pthread_spin_init(&q_->rq_lock, 0), 0);
+
+		map(sq_mem_,
+		    ring_info(static_cast<std::uint32_t>(
+				      sroce::sq_entry_min(2, 32)),
+			      true),
+		    true, &q_->sq);
+		map(rq_mem_,
+		    ring_info(
+			    static_cast<std::uint32_t>(sroce::rq_entry_min(2)),
+			    false),
+		    false, &q_->rq);
+		q_->sq.max_sge = 2;
+		q_->sq.max_inline = 32;
+		q_->rq.max_sge = 2;
+
+		swr_.opcode = IBV_WR_SEND;
+		swr_.wr_id = 1;
+		rwr_.wr_id = 2;
+	}
+
+	void TearDown() override
+	{
+		pthread_spin_destroy(&q_->sq_lock);
+		pthread_spin_destroy(&q_->rq_lock);
+		std::free(q_);
+		close(pipe_[0]);
+		if (pipe_[1] >= 0)
+			close(pipe_[1]);
+	}
+
+	static void map(std::vector<unsigned char> &mem,
+			const sroce_ring_info &info, bool notify,
+			sroce::work_queue *wq)
+	{
+		sroce::ring_layout layout{};
+
+		ASSERT_EQ(sroce::parse_ring_info(info, info.entry_size, notify,
+						 page, &layout),
+			  0);
+		mem.assign(layout.mmap_size, 0);
+		wq->ring = sroce::make_ring_view(mem.data(), layout);
+	}
+
+	/* What reached the "uverbs file" since the last call. */
+	std::vector<unsigned char> written()
+	{
+		std::vector<unsigned char> out;
+		unsigned char buf[256];
+		ssize_t n;
+
+		while ((n = read(pipe_[0], buf, sizeof(buf))) > 0)
+			out.insert(out.end(), buf, buf + n);
+		return out;
+	}
+
+	void set_doorbell(bool on)
+	{
+		*q_->sq.ring.notify = on ? SROCE_SQ_NOTIFY_DOORBELL : 0;
+	}
+
+	int post_send(ibv_send_wr **bad)
+	{
+		return sroce::post_send(ibqp_, &swr_, bad);
+	}
+
+	int post_recv(ibv_recv_wr **bad)
+	{
+		return sroce::post_recv(ibqp_, &rwr_, bad);
+	}
+
+	int pipe_[2] = {-1, -1};
+	ibv_context ctx_{};
+	sroce::qp *q_ = nullptr;
+	ibv_qp *ibqp_ = nullptr;
+	std::vector<unsigned char> sq_mem_;
+	std::vector<unsigned char> rq_mem_;
+	ibv_send_wr swr_{};
+	ibv_recv_wr rwr_{};
+};
+
+TEST_F(QpPost, SendRefusedBeforeRts)
+{
+	set_doorbell(true);
+	for (ibv_qp_state s : {IBV_QPS_RESET, IBV_QPS_INIT, IBV_QPS_RTR}) {
+		ibqp_->state = s;
+		ibv_send_wr *bad = nullptr;
+
+		EXPECT_EQ(post_send(&bad), EINVAL) << s;
+		EXPECT_EQ(bad, &swr_) << s;
+		EXPECT_EQ(*q_->sq.ring.producer, 0U) << s;
+		EXPECT_EQ(q_->sq.prod, 0U) << s;
+	}
+	EXPECT_TRUE(written().empty()) << "doorbell rung for nothing";
+}
+
+TEST_F(QpPost, SendPostedInRtsSqdSqeAndError)
+{
+	std::uint32_t n = 0;
+
+	for (ibv_qp_state s :
+	     {IBV_QPS_RTS, IBV_QPS_SQD, IBV_QPS_SQE, IBV_QPS_ERR}) {
+		ibqp_->state = s;
+		ibv_send_wr *bad = nullptr;
+
+		EXPECT_EQ(post_send(&bad), 0) << s;
+		EXPECT_EQ(*q_->sq.ring.producer, ++n) << s;
+	}
+}
+
+TEST_F(QpPost, RecvRefusedOnlyInReset)
+{
+	ibv_recv_wr *bad = nullptr;
+
+	EXPECT_EQ(post_recv(&bad), EINVAL);
+	EXPECT_EQ(bad, &rwr_);
+	EXPECT_EQ(*q_->rq.ring.producer, 0U);
+
+	std::uint32_t n = 0;
+	for (ibv_qp_state s : {IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS,
+			       IBV_QPS_SQD, IBV_QPS_SQE, IBV_QPS_ERR}) {
+		ibqp_->state = s;
+		EXPECT_EQ(post_recv(&bad), 0) << s;
+		EXPECT_EQ(*q_->rq.ring.producer, ++n) << s;
+	}
+	EXPECT_TRUE(written().empty()) << "post_recv made a system call";
+}
+
+TEST_F(QpPost, DoorbellOnlyWhenTheKernelIsIdle)
+{
+	ibqp_->state = IBV_QPS_RTS;
+	ibv_send_wr *bad = nullptr;
+
+	set_doorbell(false);
+	ASSERT_EQ(post_send(&bad), 0);
+	EXPECT_TRUE(written().empty());
+
+	set_doorbell(true);
+	ASSERT_EQ(post_send(&bad), 0);
+	const std::vector<unsigned char> cmd = written();
+	ASSERT_EQ(cmd.size(), 32U);
+	ib_uverbs_cmd_hdr hdr{};
+	std::memcpy(&hdr, cmd.data(), sizeof(hdr));
+	EXPECT_EQ(hdr.command,
+		  static_cast<std::uint32_t>(IB_USER_VERBS_CMD_POST_SEND));
+	EXPECT_EQ(hdr.in_words, 8);
+	EXPECT_EQ(hdr.out_words, 1);
+	ib_uverbs_post_send core{};
+	std::memcpy(&core, cmd.data() + 8, sizeof(core));
+	EXPECT_EQ(core.qp_handle, 0x5151U);
+	EXPECT_EQ(core.wr_count, 0U);
+	EXPECT_EQ(core.sge_count, 0U);
+	EXPECT_GE(core.wqe_size, sizeof(ib_uverbs_send_wr));
+	EXPECT_EQ(*q_->sq.ring.producer, 2U);
+
+	/* A whole list rings once. */
+	ibv_send_wr more[3] = {};
+	for (int i = 0; i < 3; ++i) {
+		more[i].opcode = IBV_WR_SEND;
+		more[i].next = i < 2 ? &more[i + 1] : nullptr;
+	}
+	ASSERT_EQ(sroce::post_send(ibqp_, more, &bad), 0);
+	EXPECT_EQ(written().size(), 32U);
+}
+
+TEST_F(QpPost, NoDoorbellWhenNothingWasPosted)
+{
+	ibqp_->state = IBV_QPS_RTS;
+	set_doorbell(true);
+	swr_.num_sge = 3; /* above max_send_sge */
+	ibv_send_wr *bad = nullptr;
+
+	EXPECT_EQ(post_send(&bad), EINVAL);
+	EXPECT_EQ(bad, &swr_);
+	EXPECT_TRUE(written().empty());
+}
+
+TEST_F(QpPost, FailedDoorbellReturnsItsErrno)
+{
+	ibqp_->state = IBV_QPS_RTS;
+	set_doorbell(true);
+	close(pipe_[1]);
+	pipe_[1] = -1;
+	ctx_.cmd_fd = -1;
+	ibv_send_wr *bad = nullptr;
+
+	EXPECT_EQ(post_send(&bad), EBADF);
+	EXPECT_EQ(bad, &swr_);
+}
+
+TEST_F(QpPost, FullSendQueueIsEnomem)
+{
+	ibqp_->state = IBV_QPS_RTS;
+	ibv_send_wr *bad = nullptr;
+
+	for (std::uint32_t i = 0; i < entries; ++i)
+		ASSERT_EQ(post_send(&bad), 0) << i;
+	EXPECT_EQ(post_send(&bad), ENOMEM);
+	EXPECT_EQ(bad, &swr_);
+	*q_->sq.ring.consumer = 1;
+	EXPECT_EQ(post_send(&bad), 0);
+}
+
+} /* namespace */

@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The QP rings as the provider produces into them: send and receive WQE
+ * encoding (gather lists, inline data, immediate data, RDMA, atomic and UD
+ * fields), refused requests, full rings, free-running indices across the
+ * 2^32 wrap, the doorbell decision and the doorbell command's bytes.  A
+ * plain buffer plays the mapping; the test plays the kernel's consumer.
+ */
+#include <arpa/inet.h>
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "wqe.h"
+
+namespace {
+
+constexpr std::uint32_t page = 4096;
+constexpr std::uint32_t max_sge = 4;
+constexpr std::uint32_t max_inline = 64;
+
+/* A ring as sroce.ko describes it: indices and notify word, then slots. */
+sroce_ring_info kernel_info(std::uint32_t n, std::uint32_t entry_size)
+{
+	sroce_ring_info i{};
+
+	i.mmap_offset = std::uint64_t{3} * page;
+	i.num_entries = n;
+	i.entry_size = entry_size;
+	i.entries_offset = 512;
+	i.producer_offset = 0;
+	i.consumer_offset = 128;
+	i.notify_offset = 256;
+	i.mmap_size = (512 + n * entry_size + page - 1) / page * page;
+	return i;
+}
+
+template <typename T>
+T read_as(const unsigned char *p)
+{
+	T v;
+	std::memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* An SQ or RQ ring of n entries over a buffer. */
+class WqRing : public ::testing::Test {
+protected:
+	void make(std::uint32_t n, bool send)
+	{
+		const std::size_t esize =
+			send ? sroce::sq_entry_min(max_sge, max_inline)
+			     : sroce::rq_entry_min(max_sge);
+		sroce::ring_layout layout{};
+
+		send_ = send;
+		ASSERT_EQ(sroce::parse_ring_info(
+				  kernel_info(
+					  n, static_cast<std::uint32_t>(esize)),
+				  esize, send, page, &layout),
+			  0);
+		mem_.assign(layout.mmap_size, 0);
+		wq_ = sroce::work_queue{
+			.ring = sroce::make_ring_view(mem_.data(), layout),
+			.prod = 0,
+			.max_sge = max_sge,
+			.max_inline = send ? max_inline : 0,
+		};
+	}
+
+	/* Start all indices at value (as after a long run). */
+	void set_indices(std::uint32_t value)
+	{
+		*wq_.ring.producer = value;
+		*wq_.ring.consumer = value;
+		wq_.prod = value;
+	}
+
+	/* The kernel retires n WQEs. */
+	void retire(std::uint32_t n) { *wq_.ring.consumer += n; }
+
+	[[nodiscard]] const unsigned char *slot(std::uint32_t index) const
+	{
+		return wq_.ring.entries +
+		       std::size_t{index & wq_.ring.mask} * wq_.ring.entry_size;
+	}
+
+	[[nodiscard]] sroce_send_wqe send_wqe(std::uint32_t index) const
+	{
+		return read_as<sroce_send_wqe>(slot(index));
+	}
+
+	[[nodiscard]] sroce_recv_wqe recv_wqe(std::uint32_t index) const
+	{
+		return read_as<sroce_recv_wqe>(slot(index));
+	}
+
+	/* A list of n send (or receive) requests, wr_id = first + i. */
+	void make_send_list(std::size_t n, std::uint64_t first)
+	{
+		swr_.assign(n, ibv_send_wr{});
+		for (std::size_t i = 0; i < n; ++i) {
+			swr_[i].wr_id = first + i;
+			swr_[i].opcode = IBV_WR_SEND;
+			swr_[i].next = i + 1 < n ? &swr_[i + 1] : nullptr;
+		}
+	}
+
+	void make_recv_list(std::size_t n, std::uint64_t first)
+	{
+		rwr_.assign(n, ibv_recv_wr{});
+		for (std::size_t i = 0; i < n; ++i) {
+			rwr_[i].wr_id = first + i;
+			rwr_[i].next = i + 1 < n ? &rwr_[i + 1] : nullptr;
+		}
+	}
+
+	int post_sends(ibv_send_wr **bad, std::uint32_t *posted = nullptr)
+	{
+		return sroce::wq_post_send(wq_, IBV_QPT_RC, swr_.data(), bad,
+					   posted);
+	}
+
+	int post_recvs(ibv_recv_wr **bad)
+	{
+		return sroce::wq_post_recv(wq_, rwr_.data(), bad);
+	}
+
+	[[nodiscard]] std::uint32_t published() const
+	{
+		return *wq_.ring.producer;
+	}
+
+	bool send_ = false;
+	std::vector<unsigned char> mem_;
+	sroce::work_queue wq_{};
+	std::vector<ibv_send_wr> swr_;
+	std::vector<ibv_recv_wr> rwr_;
+};
+
+/* One send WR encoded into a slot-sized buffer. */
+struct encoded {
+	int ret;
+	std::vector<unsigned char> slot;
+
+	[[nodiscard]] sroce_send_wqe wqe() const
+	{
+		return read_as<sroce_send_wqe>(slot.data());
+	}
+};
+
+encoded encode(const ibv_send_wr &wr, ibv_qp_type type = IBV_QPT_RC)
+{
+	encoded e{0, std::vector<unsigned char>(
+			     sroce::sq_entry_min(max_sge, max_inline), 0xab)};
+
+	e.ret = sroce::encode_send_wqe(wr, type, max_sge, max_inline,
+				       e.slot.data());
+	return e;
+}
+
+TEST(WqeEncoding, SendWithSgesHasHeaderThenGatherList)
+{
+	ibv_sge sg[3] = {
+		{0x1000, 100, 0x11},
+		{0x7fff00000000ULL, 0xffffffffU, 0x22},
+		{0, 0, 0x33},
+	};
+	ibv_send_wr wr{};
+	wr.wr_id = 0xfeedfacecafebeefULL;
+	wr.sg_list = sg;
+	wr.num_sge = 3;
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE | IBV_SEND_SOLICITED;
+	wr.imm_data = htonl(0xa1b2c3d4U);
+	wr.wr.rdma.remote_addr = 0x123456789abcULL;
+	wr.wr.rdma.rkey = 0x4242;
+
+	const encoded e = encode(wr);
+	ASSERT_EQ(e.ret, 0);
+	const sroce_send_wqe w = e.wqe();
+	EXPECT_EQ(w.wr_id, 0xfeedfacecafebeefULL);
+	EXPECT_EQ(w.opcode,
+		  static_cast<std::uint32_t>(IB_UVERBS_WR_RDMA_WRITE_WITH_IMM));
+	EXPECT_EQ(w.send_flags, static_cast<std::uint32_t>(
+					SROCE_SEND_SIGNALED | SROCE_SEND_FENCE |
+					SROCE_SEND_SOLICITED));
+	EXPECT_EQ(w.num_sge, 3U);
+	EXPECT_EQ(w.inline_len, 0U);
+	EXPECT_EQ(w.imm_data, htonl(0xa1b2c3d4U));
+	EXPECT_EQ(w.remote_addr, 0x123456789abcULL);
+	EXPECT_EQ(w.rkey, 0x4242U);
+	EXPECT_EQ(w.compare_add, 0U);
+	EXPECT_EQ(w.swap, 0U);
+	EXPECT_EQ(w.remote_qpn, 0U);
+	EXPECT_EQ(w.remote_qkey, 0U);
+	EXPECT_EQ(w.ah, 0U);
+	for (std::uint32_t r : w.reserved)
+		EXPECT_EQ(r, 0U);
+
+	for (int i = 0; i < 3; ++i) {
+		const auto s = read_as<sroce_sge>(e.slot.data() + 80 +
+						  std::size_t{16} * i);
+		EXPECT_EQ(s.addr, sg[i].addr) << i;
+		EXPECT_EQ(s.length, sg[i].length) << i;
+		EXPECT_EQ(s.lkey, sg[i].lkey) << i;
+	}
+	/* Nothing written past the list. */
+	EXPECT_EQ(e.slot[80 + 16 * 3], 0xab);
+}
+
+TEST(WqeEncoding, InlineCopiesThePayloadAfterTheHeader)
+{
+	const char a[] = "hello, ";
+	const char b[] = "inline world";
+	ibv_sge sg[3] = {
+		{reinterpret_cast<std::uintptr_t>(a), 7, 0x99},
+		{0, 0, 0}, /* empty: skipped, address never read */
+		{reinterpret_cast<std::uintptr_t>(b), 12, 0x98},
+	};
+	ibv_send_wr wr{};
+	wr.wr_id = 7;
+	wr.sg_list = sg;
+	wr.num_sge = 3;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+
+	const encoded e = encode(wr);
+	ASSERT_EQ(e.ret, 0);
+	const sroce_send_wqe w = e.wqe();
+	EXPECT_EQ(w.opcode, static_cast<std::uint32_t>(IB_UVERBS_WR_SEND));
+	EXPECT_EQ(w.send_flags,
+		  static_cast<std::uint32_t>(SROCE_SEND_INLINE |
+					     SROCE_SEND_SIGNALED));
+	EXPECT_EQ(w.num_sge, 0U);
+	EXPECT_EQ(w.inline_len, 19U);
+	EXPECT_EQ(std::memcmp(e.slot.data() + 80, "hello, inline world", 19),
+		  0);
+	EXPECT_EQ(e.slot[80 + 19], 0xab);
+}
+
+TEST(WqeEncoding, InlineUpToMaxInlineOnly)
+{
+	std::vector<unsigned char> data(max_inline + 1, 0x5a);
+	ibv_sge sg[2] = {
+		{reinterpret_cast<std::uintptr_t>(data.data()), 40, 1},
+		{reinterpret_cast<std::uintptr_t>(data.data()), 24, 1},
+	};
+	ibv_send_wr wr{};
+	wr.sg_list = sg;
+	wr.num_sge = 2;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_INLINE;
+
+	encoded e = encode(wr);
+	ASSERT_EQ(e.ret, 0) << "exactly max_inline_data bytes";
+	EXPECT_EQ(e.wqe().inline_len, max_inline);
+
+	sg[1].length = 25;
+	e = encode(wr);
+	EXPECT_EQ(e.ret, EINVAL);
+	EXPECT_EQ(e.slot, std::vector<unsigned char>(e.slot.size(), 0xab))
+		<< "a refused request wrote into the slot";
+
+	/* Lengths whose 32-bit sum wraps are still too long. */
+	sg[0].length = 0xffffffffU;
+	sg[1].length = 2;
+	EXPECT_EQ(encode(wr).ret, EINVAL);
+}
+
+TEST(WqeEncoding, InlineOnlyForOperationsWithPayload)
+{
+	ibv_send_wr wr{};
+	wr.send_flags = IBV_SEND_INLINE;
+
+	for (ibv_wr_opcode op :
+	     {IBV_WR_RDMA_READ, IBV_WR_ATOMIC_CMP_AND_SWP,
+	      IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_LOCAL_INV}) {
+		wr.opcode = op;
+		EXPECT_EQ(encode(wr).ret, EINVAL) << op;
+	}
+	for (ibv_wr_opcode op :
+	     {IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_SEND_WITH_INV,
+	      IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM}) {
+		wr.opcode = op;
+		EXPECT_EQ(encode(wr).ret, 0) << op;
+	}
+}
+
+TEST(WqeEncoding, ImmediateDataKeepsNetworkByteOrder)
+{
+	ibv_send_wr wr{};
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.imm_data = htonl(0x01020304U);
+
+	const encoded e = encode(wr);
+	ASSERT_EQ(e.ret, 0);
+	const unsigned char want[4] = {1, 2, 3, 4};
+	EXPECT_EQ(
+		std::memcmp(e.slot.data() + offsetof(sroce_send_wqe, imm_data),
+			    want, 4),
+		0);
+	/* No immediate data for a plain send. */
+	wr.opcode = IBV_WR_SEND;
+	EXPECT_EQ(encode(wr).wqe().imm_data, 0U);
+}
+
+TEST(WqeEncoding, InvalidateCarriesTheRkeyInHostOrder)
+{
+	ibv_send_wr wr{};
+	wr.invalidate_rkey = 0x00c0ffeeU;
+
+	for (ibv_wr_opcode op : {IBV_WR_SEND_WITH_INV, IBV_WR_LOCAL_INV}) {
+		wr.opcode = op;
+		const encoded e = encode(wr);
+		ASSERT_EQ(e.ret, 0) << op;
+		EXPECT_EQ(e.wqe().imm_data, 0x00c0ffeeU) << op;
+	}
+}
+
+TEST(WqeEncoding, RdmaReadAndAtomicFields)
+{
+	ibv_sge sg{0x5000, 8, 0x77};
+	ibv_send_wr wr{};
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.wr.rdma.remote_addr = 0xaaaabbbbccccULL;
+	wr.wr.rdma.rkey = 0x1001;
+	sroce_send_wqe w = encode(wr).wqe();
+	EXPECT_EQ(w.opcode, static_cast<std::uint32_t>(IB_UVERBS_WR_RDMA_READ));
+	EXPECT_EQ(w.remote_addr, 0xaaaabbbbccccULL);
+	EXPECT_EQ(w.rkey, 0x1001U);
+
+	wr = ibv_send_wr{};
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr.wr.atomic.remote_addr = 0x10000008ULL;
+	wr.wr.atomic.compare_add = 0x1111222233334444ULL;
+	wr.wr.atomic.swap = 0x5555666677778888ULL;
+	wr.wr.atomic.rkey = 0x2002;
+	w = encode(wr).wqe();
+	EXPECT_EQ(w.opcode,
+		  static_cast<std::uint32_t>(IB_UVERBS_WR_ATOMIC_CMP_AND_SWP));
+	EXPECT_EQ(w.remote_addr, 0x10000008ULL);
+	EXPECT_EQ(w.compare_add, 0x1111222233334444ULL);
+	EXPECT_EQ(w.swap, 0x5555666677778888ULL);
+	EXPECT_EQ(w.rkey, 0x2002U);
+	EXPECT_EQ(w.num_sge, 1U);
+
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	w = encode(wr).wqe();
+	EXPECT_EQ(w.opcode, static_cast<std::uint32_t>(
+				    IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD));
+	EXPECT_EQ(w.compare_add, 0x1111222233334444ULL);
+}
+
+TEST(WqeEncoding, OpcodesMapToUverbsValues)
+{
+	const struct {
+		ibv_wr_opcode ibv;
+		std::uint32_t uverbs;
+	} map[] = {
+		{IBV_WR_SEND, IB_UVERBS_WR_SEND},
+		{IBV_WR_SEND_WITH_IMM, IB_UVERBS_WR_SEND_WITH_IMM},
+		{IBV_WR_RDMA_WRITE, IB_UVERBS_WR_RDMA_WRITE},
+		{IBV_WR_RDMA_WRITE_WITH_IMM, IB_UVERBS_WR_RDMA_WRITE_WITH_IMM},
+		{IBV_WR_RDMA_READ, IB_UVERBS_WR_RDMA_READ},
+		{IBV_WR_ATOMIC_CMP_AND_SWP, IB_UVERBS_WR_ATOMIC_CMP_AND_SWP},
+		{IBV_WR_ATOMIC_FETCH_AND_ADD,
+		 IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD},
+		{IBV_WR_SEND_WITH_INV, IB_UVERBS_WR_SEND_WITH_INV},
+		{IBV_WR_LOCAL_INV, IB_UVERBS_WR_LOCAL_INV},
+	};
+
+	for (const auto &m : map) {
+		ibv_send_wr wr{};
+		wr.opcode = m.ibv;
+		const encoded e = encode(wr);
+		ASSERT_EQ(e.ret, 0) << m.ibv;
+		EXPECT_EQ(e.wqe().opcode, m.uverbs) << m.ibv;
+	}
+}
+
+TEST(WqeEncoding, RefusesWhatCannotBePosted)
+{
+	ibv_sge sg[max_sge + 1] = {};
+	ibv_send_wr wr{};
+	wr.sg_list = sg;
+
+	wr.opcode = IBV_WR_SEND;
+	wr.num_sge = max_sge;
+	EXPECT_EQ(encode(wr).ret, 0);
+	wr.num_sge = max_sge + 1;
+	EXPECT_EQ(encode(wr).ret, EINVAL) << "more SGEs than max_send_sge";
+	wr.num_sge = -1;
+	EXPECT_EQ(encode(wr).ret, EINVAL) << "negative num_sge";
+	wr.num_sge = 0;
+
+	for (ibv_wr_opcode op : {IBV_WR_BIND_MW, IBV_WR_TSO, IBV_WR_DRIVER1,
+				 static_cast<ibv_wr_opcode>(200)}) {
+		wr.opcode = op;
+		EXPECT_EQ(encode(wr).ret, EINVAL) << op;
+	}
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_IP_CSUM;
+	EXPECT_EQ(encode(wr).ret, EINVAL) << "unknown send flag";
+	wr.send_flags = 1U << 20;
+	EXPECT_EQ(encode(wr).ret, EINVAL) << "unknown send flag";
+	wr.send_flags = 0;
+
+	/* What the transport does not carry. */
+	wr.opcode = IBV_WR_RDMA_READ;
+	EXPECT_EQ(encode(wr, IBV_QPT_UC).ret, EINVAL);
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	EXPECT_EQ(encode(wr, IBV_QPT_UC).ret, EINVAL);
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	EXPECT_EQ(encode(wr, IBV_QPT_UC).ret, 0);
+	EXPECT_EQ(encode(wr, IBV_QPT_UD).ret, EINVAL);
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	EXPECT_EQ(encode(wr, IBV_QPT_UD).ret, 0);
+}
+
+TEST(WqeEncoding, UdSendCarriesDestinationQp)
+{
+	ibv_send_wr wr{};
+	wr.opcode = IBV_WR_SEND;
+	wr.wr.ud.remote_qpn = 0x123456;
+	wr.wr.ud.remote_qkey = 0x80010000U;
+
+	sroce_send_wqe w = encode(wr, IBV_QPT_UD).wqe();
+	EXPECT_EQ(w.remote_qpn, 0x123456U);
+	EXPECT_EQ(w.remote_qkey, 0x80010000U);
+	EXPECT_EQ(w.ah, 0U) << "no address handles yet";
+	EXPECT_EQ(w.remote_addr, 0U);
+
+	/* On RC the same union is not looked at for a send. */
+	w = encode(wr, IBV_QPT_RC).wqe();
+	EXPECT_EQ(w.remote_qpn, 0U);
+	EXPECT_EQ(w.remote_qkey, 0U);
+}
+
+TEST(WqeEncoding, RecvHasHeaderThenScatterList)
+{
+	ibv_sge sg[2] = {{0x2000, 4096, 0x10}, {0x9000, 64, 0x20}};
+	ibv_recv_wr wr{};
+	wr.wr_id = 0x1122334455667788ULL;
+	wr.sg_list = sg;
+	wr.num_sge = 2;
+	std::vector<unsigned char> slot(sroce::rq_entry_min(max_sge), 0xab);
+
+	ASSERT_EQ(sroce::encode_recv_wqe(wr, max_sge, slot.data()), 0);
+	const auto w = read_as<sroce_recv_wqe>(slot.data());
+	EXPECT_EQ(w.wr_id, 0x1122334455667788ULL);
+	EXPECT_EQ(w.num_sge, 2U);
+	EXPECT_EQ(w.reserved, 0U);
+	for (int i = 0; i < 2; ++i) {
+		const auto s = read_as<sroce_sge>(slot.data() + 16 +
+						  std::size_t{16} * i);
+		EXPECT_EQ(s.addr, sg[i].addr);
+		EXPECT_EQ(s.length, sg[i].length);
+		EXPECT_EQ(s.lkey, sg[i].lkey);
+	}
+	EXPECT_EQ(slot[16 + 32], 0xab);
+
+	std::fill(slot.begin(), slot.end(), 0xab);
+	wr.num_sge = max_sge + 1;
+	EXPECT_EQ(sroce::encode_recv_wqe(wr, max_sge, slot.data()), EINVAL);
+	wr.num_sge = -2;
+	EXPECT_EQ(sroce::encode_recv_wqe(wr, max_sge, slot.data()), EINVAL);
+	EXPECT_EQ(slot, std::vector<unsigned char>(slot.size(), 0xab));
+}
+
+TEST(WqeEncoding, EntrySizesCoverSgesOrInline)
+{
+	EXPECT_EQ(sroce::sq_entry_min(4, 0), 80U + 64U);
+	EXPECT_EQ(sroce::sq_entry_min(4, 64), 80U + 64U);
+	EXPECT_EQ(sroce::sq_entry_min(1, 200), 80U + 200U);
+	EXPECT_EQ(sroce::sq_entry_min(0, 0), 80U);
+	EXPECT_EQ(sroce::rq_entry_min(2), 16U + 32U);
+	EXPECT_EQ(sroce::rq_entry_min(0), 16U);
+}
+
+TEST_F(WqRing, SendRingFullExactlyAtNumEntries)
+{
+	make(8, true);
+	make_send_list(9, 100);
+	ibv_send_wr *bad = nullptr;
+	std::uint32_t posted = 0;
+
+	EXPECT_EQ(post_sends(&bad, &posted), ENOMEM);
+	EXPECT_EQ(bad, &swr_[8]);
+	EXPECT_EQ(posted, 8U);
+	EXPECT_EQ(published(), 8U);
+	for (std::uint32_t i = 0; i < 8; ++i)
+		EXPECT_EQ(send_wqe(i).wr_id, 100U + i);
+
+	/* Still full: nothing is written, the index does not move. */
+	make_send_list(1, 200);
+	bad = nullptr;
+	EXPECT_EQ(post_sends(&bad, &posted), ENOMEM);
+	EXPECT_EQ(bad, &swr_[0]);
+	EXPECT_EQ(posted, 0U);
+	EXPECT_EQ(send_wqe(0).wr_id, 100U) << "overwrote an unretired WQE";
+
+	/* The kernel retires one: exactly one more fits. */
+	retire(1);
+	make_send_list(2, 300);
+	EXPECT_EQ(post_sends(&bad, &posted), ENOMEM);
+	EXPECT_EQ(bad, &swr_[1]);
+	EXPECT_EQ(posted, 1U);
+	EXPECT_EQ(published(), 9U);
+	EXPECT_EQ(send_wqe(8).wr_id, 300U);
+}
+
+TEST_F(WqRing, RecvRingFullExactlyAtNumEntries)
+{
+	make(4, false);
+	make_recv_list(5, 10);
+	ibv_recv_wr *bad = nullptr;
+
+	EXPECT_EQ(post_recvs(&bad), ENOMEM);
+	EXPECT_EQ(bad, &rwr_[4]);
+	EXPECT_EQ(published(), 4U);
+	retire(4);
+	make_recv_list(4, 20);
+	bad = nullptr;
+	EXPECT_EQ(post_recvs(&bad), 0);
+	EXPECT_EQ(bad, nullptr) << "bad_wr written on success";
+	EXPECT_EQ(published(), 8U);
+	for (std::uint32_t i = 4; i < 8; ++i)
+		EXPECT_EQ(recv_wqe(i).wr_id, 20U + i - 4);
+}
+
+TEST_F(WqRing, BadRequestStopsTheListAfterPublishingThoseBefore)
+{
+	make(8, true);
+	make_send_list(3, 1);
+	swr_[1].opcode = IBV_WR_BIND_MW;
+	ibv_send_wr *bad = nullptr;
+	std::uint32_t posted = 0;
+
+	EXPECT_EQ(post_sends(&bad, &posted), EINVAL);
+	EXPECT_EQ(bad, &swr_[1]);
+	EXPECT_EQ(posted, 1U);
+	EXPECT_EQ(published(), 1U);
+	EXPECT_EQ(wq_.prod, 1U);
+
+	make_recv_list(2, 1);
+	rwr_[0].num_sge = max_sge + 1;
+	make(8, false);
+	ibv_recv_wr *rbad = nullptr;
+	EXPECT_EQ(post_recvs(&rbad), EINVAL);
+	EXPECT_EQ(rbad, &rwr_[0]);
+	EXPECT_EQ(published(), 0U);
+}
+
+TEST_F(WqRing, SendIndicesWrapAround32Bits)
+{
+	make(4, true);
+	set_indices(0xfffffffeU);
+	std::uint64_t next = 0;
+
+	for (int round = 0; round < 6; ++round) {
+		const std::uint32_t first = wq_.prod;
+		make_send_list(5, next);
+		ibv_send_wr *bad = nullptr;
+
+		EXPECT_EQ(post_sends(&bad), ENOMEM) << round;
+		EXPECT_EQ(bad, &swr_[4]);
+		EXPECT_EQ(published(), first + 4U);
+		for (std::uint32_t i = 0; i < 4; ++i)
+			EXPECT_EQ(send_wqe(first + i).wr_id, next + i)
+				<< "round " << round << " index " << first + i;
+		next += 4;
+		retire(4);
+	}
+	EXPECT_EQ(published(), 0xfffffffeU + 24U);
+	EXPECT_LT(published(), 100U) << "did not wrap";
+}
+
+TEST_F(WqRing, RecvIndicesWrapAround32Bits)
+{
+	make(2, false);
+	set_indices(0xffffffffU);
+	ibv_recv_wr *bad = nullptr;
+
+	for (std::uint32_t i = 0; i < 5; ++i) {
+		make_recv_list(2, std::uint64_t{10} * i);
+		ASSERT_EQ(post_recvs(&bad), 0) << i;
+		EXPECT_EQ(recv_wqe(wq_.prod - 2).wr_id, 10U * i);
+		EXPECT_EQ(recv_wqe(wq_.prod - 1).wr_id, 10U * i + 1);
+		make_recv_list(1, 99);
+		EXPECT_EQ(post_recvs(&bad), ENOMEM);
+		retire(2);
+	}
+	EXPECT_EQ(published(), 0xffffffffU + 10U);
+}
+
+TEST_F(WqRing, NonsensicalConsumerIndexReadsAsFull)
+{
+	make(4, true);
+	make_send_list(1, 1);
+	ibv_send_wr *bad = nullptr;
+
+	*wq_.ring.consumer = 3; /* ahead of the producer (0) */
+	EXPECT_EQ(post_sends(&bad), ENOMEM);
+	*wq_.ring.consumer = 0xfffffff0U; /* far behind */
+	EXPECT_EQ(post_sends(&bad), ENOMEM);
+	EXPECT_EQ(published(), 0U);
+}
+
+TEST_F(WqRing, ResetForgetsTheProducerIndex)
+{
+	make(4, true);
+	make_send_list(3, 1);
+	ibv_send_wr *bad = nullptr;
+
+	ASSERT_EQ(post_sends(&bad), 0);
+	EXPECT_EQ(wq_.prod, 3U);
+	/* What the kernel does when the QP enters RESET, then us. */
+	*wq_.ring.producer = 0;
+	*wq_.ring.consumer = 0;
+	sroce::wq_reset(wq_);
+	make_send_list(1, 50);
+	ASSERT_EQ(post_sends(&bad), 0);
+	EXPECT_EQ(published(), 1U);
+	EXPECT_EQ(send_wqe(0).wr_id, 50U);
+}
+
+TEST_F(WqRing, DoorbellOnlyWhenTheKernelAsks)
+{
+	make(4, true);
+
+	EXPECT_FALSE(sroce::sq_doorbell_needed(wq_.ring));
+	*wq_.ring.notify = SROCE_SQ_NOTIFY_DOORBELL;
+	EXPECT_TRUE(sroce::sq_doorbell_needed(wq_.ring));
+	*wq_.ring.notify = 0x2; /* other bits mean nothing yet */
+	EXPECT_FALSE(sroce::sq_doorbell_needed(wq_.ring));
+	*wq_.ring.notify = 0xffffffffU;
+	EXPECT_TRUE(sroce::sq_doorbell_needed(wq_.ring));
+
+	EXPECT_FALSE(sroce::doorbell_wanted(0));
+	EXPECT_TRUE(sroce::doorbell_wanted(SROCE_SQ_NOTIFY_DOORBELL));
+	EXPECT_FALSE(sroce::doorbell_wanted(
+		~std::uint32_t{SROCE_SQ_NOTIFY_DOORBELL}));
+	/* The word is where the kernel said, not an index. */
+	EXPECT_EQ(reinterpret_cast<unsigned char *>(wq_.ring.notify) -
+			  mem_.data(),
+		  256);
+}
+
+TEST(Doorbell, CommandIsAPostSendWithoutWorkRequests)
+{
+	ib_uverbs_post_send_resp resp{};
+	const sroce::post_send_cmd cmd =
+		sroce::make_doorbell_cmd(0xabcdef01U, &resp);
+	unsigned char bytes[32];
+
+	static_assert(sizeof(cmd) == sizeof(bytes));
+	std::memcpy(bytes, &cmd, sizeof(bytes));
+	const auto hdr = read_as<ib_uverbs_cmd_hdr>(bytes);
+	EXPECT_EQ(hdr.command,
+		  static_cast<std::uint32_t>(IB_USER_VERBS_CMD_POST_SEND));
+	EXPECT_EQ(hdr.in_words, 32 / 4);
+	EXPECT_EQ(hdr.out_words, 1);
+	const auto core = read_as<ib_uverbs_post_send>(bytes + 8);
+	EXPECT_EQ(core.response, reinterpret_cast<std::uintptr_t>(&resp));
+	EXPECT_EQ(core.qp_handle, 0xabcdef01U);
+	EXPECT_EQ(core.wr_count, 0U);
+	EXPECT_EQ(core.sge_count, 0U);
+	EXPECT_GE(core.wqe_size, sizeof(ib_uverbs_send_wr));
+}
+
+TEST(QpStates, WhereWorkRequestsMayBePosted)
+{
+	const struct {
+		ibv_qp_state state;
+		bool sq;
+		bool rq;
+	} table[] = {
+		{IBV_QPS_RESET, false, false}, {IBV_QPS_INIT, false, true},
+		{IBV_QPS_RTR, false, true},    {IBV_QPS_RTS, true, true},
+		{IBV_QPS_SQD, true, true},     {IBV_QPS_SQE, true, true},
+		{IBV_QPS_ERR, true, true},
+	};
+
+	for (const auto &t : table) {
+		EXPECT_EQ(sroce::sq_state_can_post(t.state), t.sq) << t.state;
+		EXPECT_EQ(sroce::rq_state_can_post(t.state), t.rq) << t.state;
+	}
+}
+
+} /* namespace */

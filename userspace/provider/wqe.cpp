@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * wqe.cpp - see wqe.h.
+ */
+#include "wqe.h"
+
+#include <atomic>
+#include <cstring>
+
+namespace sroce {
+
+namespace {
+
+/*
+ * The uverbs opcode of a work request, if the QP type carries it: UD only
+ * sends, UC no RDMA READ and no atomics.  The numbers are equal on both
+ * sides, but each is named so a difference cannot slip through.
+ */
+bool send_opcode(ibv_wr_opcode op, ibv_qp_type qp_type, std::uint32_t *out)
+{
+	const bool ud = qp_type == IBV_QPT_UD;
+	const bool uc = qp_type == IBV_QPT_UC;
+
+	switch (op) {
+	case IBV_WR_SEND:
+		*out = IB_UVERBS_WR_SEND;
+		return true;
+	case IBV_WR_SEND_WITH_IMM:
+		*out = IB_UVERBS_WR_SEND_WITH_IMM;
+		return true;
+	case IBV_WR_RDMA_WRITE:
+		*out = IB_UVERBS_WR_RDMA_WRITE;
+		return !ud;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		*out = IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
+		return !ud;
+	case IBV_WR_SEND_WITH_INV:
+		*out = IB_UVERBS_WR_SEND_WITH_INV;
+		return !ud;
+	case IBV_WR_LOCAL_INV:
+		*out = IB_UVERBS_WR_LOCAL_INV;
+		return !ud;
+	case IBV_WR_RDMA_READ:
+		*out = IB_UVERBS_WR_RDMA_READ;
+		return !ud && !uc;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		*out = IB_UVERBS_WR_ATOMIC_CMP_AND_SWP;
+		return !ud && !uc;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		*out = IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+		return !ud && !uc;
+	default:
+		/* BIND_MW, TSO, driver and newer opcodes */
+		return false;
+	}
+}
+
+/* Operations whose payload comes from the gather list (may be inline). */
+constexpr bool carries_payload(std::uint32_t opcode)
+{
+	switch (opcode) {
+	case IB_UVERBS_WR_SEND:
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+	case IB_UVERBS_WR_SEND_WITH_INV:
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+constexpr unsigned int known_send_flags = IBV_SEND_FENCE | IBV_SEND_SIGNALED |
+					  IBV_SEND_SOLICITED | IBV_SEND_INLINE;
+
+/* IBV_SEND_* to sroce's own bits (equal numbers, converted by name). */
+constexpr std::uint32_t to_sroce_send_flags(unsigned int flags)
+{
+	std::uint32_t out = 0;
+
+	if ((flags & IBV_SEND_FENCE) != 0)
+		out |= SROCE_SEND_FENCE;
+	if ((flags & IBV_SEND_SIGNALED) != 0)
+		out |= SROCE_SEND_SIGNALED;
+	if ((flags & IBV_SEND_SOLICITED) != 0)
+		out |= SROCE_SEND_SOLICITED;
+	if ((flags & IBV_SEND_INLINE) != 0)
+		out |= SROCE_SEND_INLINE;
+	return out;
+}
+
+void put_sges(unsigned char *dst, const ibv_sge *sg_list, std::uint32_t n)
+{
+	for (std::uint32_t i = 0; i < n; ++i) {
+		const sroce_sge s{
+			.addr = sg_list[i].addr,
+			.length = sg_list[i].length,
+			.lkey = sg_list[i].lkey,
+		};
+		std::memcpy(dst + std::size_t{i} * sizeof(s), &s, sizeof(s));
+	}
+}
+
+unsigned char *slot_at(const ring_view &ring, std::uint32_t index)
+{
+	return ring.entries +
+	       std::size_t{ring_slot(index, ring.mask)} * ring.entry_size;
+}
+
+std::uint32_t load_consumer(const ring_view &ring)
+{
+	return std::atomic_ref<std::uint32_t>(*ring.consumer)
+		.load(std::memory_order_acquire);
+}
+
+/*
+ * Room for the WQE at prod?  *cons is the consumer index last seen; it is
+ * loaded again only when the ring looks full.  A consumer index the kernel
+ * could not have written (more than a ring behind, or ahead of prod) makes
+ * ring_used() exceed the ring: full.
+ */
+bool has_room(const ring_view &ring, std::uint32_t prod, std::uint32_t *cons)
+{
+	const std::uint32_t entries = ring.mask + 1;
+
+	if (ring_used(prod, *cons) < entries)
+		return true;
+	*cons = load_consumer(ring);
+	return ring_used(prod, *cons) < entries;
+}
+
+/* Make the WQEs up to prod visible to the kernel. */
+void publish(work_queue &wq, std::uint32_t prod)
+{
+	if (prod == wq.prod)
+		return;
+	std::atomic_ref<std::uint32_t>(*wq.ring.producer)
+		.store(prod, std::memory_order_release);
+	wq.prod = prod;
+}
+
+} /* namespace */
+
+int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
+		    std::uint32_t max_sge, std::uint32_t max_inline,
+		    unsigned char *slot) noexcept
+{
+	std::uint32_t opcode = 0;
+
+	if (wr.num_sge < 0 || static_cast<std::uint32_t>(wr.num_sge) > max_sge)
+		return EINVAL;
+	if (!send_opcode(wr.opcode, qp_type, &opcode))
+		return EINVAL;
+	if ((wr.send_flags & ~known_send_flags) != 0)
+		return EINVAL;
+
+	const auto num_sge = static_cast<std::uint32_t>(wr.num_sge);
+	const bool inl = (wr.send_flags & IBV_SEND_INLINE) != 0;
+	std::uint64_t inline_len = 0;
+
+	if (inl) {
+		if (!carries_payload(opcode))
+			return EINVAL;
+		for (std::uint32_t i = 0; i < num_sge; ++i)
+			inline_len += wr.sg_list[i].length;
+		if (inline_len > max_inline)
+			return EINVAL;
+	}
+
+	sroce_send_wqe w{};
+	w.wr_id = wr.wr_id;
+	w.opcode = opcode;
+	w.send_flags = to_sroce_send_flags(wr.send_flags);
+	switch (opcode) {
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		/* Network byte order on both sides: copied as is. */
+		w.imm_data = wr.imm_data;
+		break;
+	case IB_UVERBS_WR_SEND_WITH_INV:
+	case IB_UVERBS_WR_LOCAL_INV:
+		/* The rkey to invalidate, host order. */
+		w.imm_data = wr.invalidate_rkey;
+		break;
+	default:
+		break;
+	}
+	switch (opcode) {
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+	case IB_UVERBS_WR_RDMA_READ:
+		w.remote_addr = wr.wr.rdma.remote_addr;
+		w.rkey = wr.wr.rdma.rkey;
+		break;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		w.remote_addr = wr.wr.atomic.remote_addr;
+		w.rkey = wr.wr.atomic.rkey;
+		w.compare_add = wr.wr.atomic.compare_add;
+		w.swap = wr.wr.atomic.swap;
+		break;
+	default:
+		break;
+	}
+	if (qp_type == IBV_QPT_UD) {
+		w.remote_qpn = wr.wr.ud.remote_qpn;
+		w.remote_qkey = wr.wr.ud.remote_qkey;
+		/*
+		 * w.ah stays 0: sroce has no address handles yet.  Once
+		 * create_ah exists, this is the AH number of wr.wr.ud.ah.
+		 */
+	}
+
+	unsigned char *const payload = slot + sizeof(w);
+	if (inl) {
+		w.inline_len = static_cast<std::uint32_t>(inline_len);
+		w.num_sge = 0;
+		std::size_t off = 0;
+		for (std::uint32_t i = 0; i < num_sge; ++i) {
+			const ibv_sge &s = wr.sg_list[i];
+
+			if (s.length == 0)
+				continue;
+			/* Inline data is read from the caller's memory. */
+			// NOLINTNEXTLINE(performance-no-int-to-ptr)
+			const auto *src = reinterpret_cast<const void *>(
+				static_cast<std::uintptr_t>(s.addr));
+			std::memcpy(payload + off, src, s.length);
+			off += s.length;
+		}
+	} else {
+		w.num_sge = num_sge;
+		put_sges(payload, wr.sg_list, num_sge);
+	}
+	std::memcpy(slot, &w, sizeof(w));
+	return 0;
+}
+
+int encode_recv_wqe(const ibv_recv_wr &wr, std::uint32_t max_sge,
+		    unsigned char *slot) noexcept
+{
+	if (wr.num_sge < 0 || static_cast<std::uint32_t>(wr.num_sge) > max_sge)
+		return EINVAL;
+
+	const sroce_recv_wqe w{
+		.wr_id = wr.wr_id,
+		.num_sge = static_cast<std::uint32_t>(wr.num_sge),
+		.reserved = 0,
+	};
+	std::memcpy(slot, &w, sizeof(w));
+	put_sges(slot + sizeof(w), wr.sg_list, w.num_sge);
+	return 0;
+}
+
+int wq_post_send(work_queue &wq, ibv_qp_type qp_type, ibv_send_wr *wr,
+		 ibv_send_wr **bad_wr, std::uint32_t *posted) noexcept
+{
+	const std::uint32_t start = wq.prod;
+	std::uint32_t prod = start;
+	std::uint32_t cons = load_consumer(wq.ring);
+	int ret = 0;
+
+	for (; wr != nullptr; wr = wr->next, ++prod) {
+		if (!has_room(wq.ring, prod, &cons)) {
+			ret = ENOMEM;
+			break;
+		}
+		ret = encode_send_wqe(*wr, qp_type, wq.max_sge, wq.max_inline,
+				      slot_at(wq.ring, prod));
+		if (ret != 0)
+			break;
+	}
+	publish(wq, prod);
+	if (ret != 0)
+		*bad_wr = wr;
+	if (posted != nullptr)
+		*posted = prod - start;
+	return ret;
+}
+
+int wq_post_recv(work_queue &wq, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept
+{
+	std::uint32_t prod = wq.prod;
+	std::uint32_t cons = load_consumer(wq.ring);
+	int ret = 0;
+
+	for (; wr != nullptr; wr = wr->next, ++prod) {
+		if (!has_room(wq.ring, prod, &cons)) {
+			ret = ENOMEM;
+			break;
+		}
+		ret = encode_recv_wqe(*wr, wq.max_sge, slot_at(wq.ring, prod));
+		if (ret != 0)
+			break;
+	}
+	publish(wq, prod);
+	if (ret != 0)
+		*bad_wr = wr;
+	return ret;
+}
+
+bool sq_doorbell_needed(const ring_view &sq) noexcept
+{
+	/* Orders the producer store before the load (Dekker with the kernel). */
+	std::atomic_thread_fence(std::memory_order_seq_cst);
+	return doorbell_wanted(std::atomic_ref<std::uint32_t>(*sq.notify)
+				       .load(std::memory_order_seq_cst));
+}
+
+post_send_cmd make_doorbell_cmd(std::uint32_t qp_handle,
+				ib_uverbs_post_send_resp *resp) noexcept
+{
+	post_send_cmd cmd{};
+	ib_uverbs_post_send core{};
+
+	cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	cmd.hdr.in_words = post_send_cmd::size / 4;
+	cmd.hdr.out_words = sizeof(*resp) / 4;
+	core.response = reinterpret_cast<std::uintptr_t>(resp);
+	core.qp_handle = qp_handle;
+	core.wr_count = 0;
+	core.sge_count = 0;
+	core.wqe_size = sizeof(ib_uverbs_send_wr);
+	std::memcpy(cmd.core, &core, sizeof(cmd.core));
+	return cmd;
+}
+
+} /* namespace sroce */

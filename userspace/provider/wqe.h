@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * wqe.h - the producer side of a QP's send and receive rings (see the
+ * "Queue pairs" section of <rdma/sroce-abi.h>): work requests encoded as
+ * WQEs into ring slots, ring space, publication of the producer index and
+ * the doorbell decision.
+ *
+ * Pure logic over memory, like ring.h: no system calls, no libibverbs
+ * state, so the host unit tests drive it over an ordinary buffer standing
+ * in for the mapping.  qp.cpp adds the locks, the QP state checks and the
+ * doorbell system call.
+ *
+ * The provider produces, the kernel consumes.  A WQE is written into its
+ * slot, then the producer index is stored with release; the consumer index
+ * (the WQEs the kernel has retired) is loaded with acquire before a slot is
+ * reused.  The provider keeps its own copy of the producer index and never
+ * reads it back from the mapping.  A consumer index that is more than a
+ * ring behind reads as a full ring.
+ */
+#ifndef SROCE_PROVIDER_WQE_H
+#define SROCE_PROVIDER_WQE_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include <infiniband/verbs.h>
+#include <rdma/sroce-abi.h>
+
+#include "ring.h"
+#include "uverbs_cmd.h"
+
+namespace sroce {
+
+/* One work queue of a QP as its producer sees it. */
+struct work_queue {
+	ring_view ring;
+	std::uint32_t prod; /* index of the next WQE; only we write it */
+	std::uint32_t max_sge; /* SGEs a WQE may carry */
+	std::uint32_t max_inline; /* inline payload bytes (SQ only, else 0) */
+};
+
+/* Entry sizes the kernel must give for these capabilities (sroce-abi.h). */
+constexpr std::size_t sq_entry_min(std::uint32_t max_sge,
+				   std::uint32_t max_inline)
+{
+	const std::size_t sges = std::size_t{max_sge} * sizeof(sroce_sge);
+
+	return sizeof(sroce_send_wqe) + (sges > max_inline ? sges : max_inline);
+}
+
+constexpr std::size_t rq_entry_min(std::uint32_t max_sge)
+{
+	return sizeof(sroce_recv_wqe) +
+	       std::size_t{max_sge} * sizeof(sroce_sge);
+}
+
+/* The states in which work requests may be posted (sroce-abi.h). */
+constexpr bool sq_state_can_post(ibv_qp_state state)
+{
+	return state == IBV_QPS_RTS || state == IBV_QPS_SQD ||
+	       state == IBV_QPS_SQE || state == IBV_QPS_ERR;
+}
+
+constexpr bool rq_state_can_post(ibv_qp_state state)
+{
+	return state != IBV_QPS_RESET;
+}
+
+/*
+ * Encode one send work request into a slot of at least
+ * sq_entry_min(max_sge, max_inline) bytes: the sroce_send_wqe header, then
+ * the gather list or, with IBV_SEND_INLINE, the payload copied from the
+ * SGEs' addresses.  Returns 0, or EINVAL (slot untouched) for too many
+ * SGEs, an opcode the QP type does not carry, unknown send flags, inline
+ * data with an opcode that has no payload or beyond max_inline.
+ */
+int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
+		    std::uint32_t max_sge, std::uint32_t max_inline,
+		    unsigned char *slot) noexcept;
+
+/* The same for a receive: EINVAL for too many SGEs. */
+int encode_recv_wqe(const ibv_recv_wr &wr, std::uint32_t max_sge,
+		    unsigned char *slot) noexcept;
+
+/*
+ * Encode a list of work requests into the ring from wq.prod on and publish
+ * the new producer index (release) if anything was written.  Returns 0, or
+ * an errno value with *bad_wr at the first request not posted (those
+ * before it are posted): EINVAL from the encoder, ENOMEM when the ring is
+ * full.  *posted, if given, counts the WQEs written.  The caller holds the
+ * queue's lock.
+ */
+int wq_post_send(work_queue &wq, ibv_qp_type qp_type, ibv_send_wr *wr,
+		 ibv_send_wr **bad_wr, std::uint32_t *posted) noexcept;
+int wq_post_recv(work_queue &wq, ibv_recv_wr *wr,
+		 ibv_recv_wr **bad_wr) noexcept;
+
+/* The QP went to RESET: the kernel zeroed the ring's indices. */
+inline void wq_reset(work_queue &wq) noexcept
+{
+	wq.prod = 0;
+}
+
+/* Does a notification word ask for the doorbell? */
+constexpr bool doorbell_wanted(std::uint32_t notify)
+{
+	return (notify & SROCE_SQ_NOTIFY_DOORBELL) != 0;
+}
+
+/*
+ * After a post published its producer index: a full barrier, then the
+ * notification word (the kernel sets the bit, issues a full barrier and
+ * reads the producer index before it idles, so one side sees the other).
+ * True when the kernel's requester is idle and must be woken.
+ */
+bool sq_doorbell_needed(const ring_view &sq) noexcept;
+
+/*
+ * The doorbell: POST_SEND for QP qp_handle without work requests, as
+ * write() sends it on the uverbs file; the kernel writes its
+ * ib_uverbs_post_send_resp to *resp.
+ */
+post_send_cmd make_doorbell_cmd(std::uint32_t qp_handle,
+				ib_uverbs_post_send_resp *resp) noexcept;
+
+static_assert(sizeof(sroce_send_wqe) == 80);
+static_assert(sizeof(sroce_recv_wqe) == 16);
+static_assert(sizeof(sroce_sge) == 16);
+static_assert(sizeof(sroce_create_qp_cmd) == 16);
+static_assert(sizeof(sroce_create_qp_resp) == 144);
+
+} /* namespace sroce */
+
+#endif /* SROCE_PROVIDER_WQE_H */

@@ -58,6 +58,10 @@ test_cq_errors() {
 	objtest cq-errors
 }
 
+test_qp_errors() {
+	objtest qp-errors
+}
+
 test_cq_resize() {
 	objtest cq-resize
 }
@@ -122,11 +126,12 @@ test_rmmod_with_open_context() {
 	rm -f "$log"
 }
 
-ktap_plan 11
+ktap_plan 12
 run_test "module, link and provider set up" test_setup
 run_test "PD, MRs and CQs are created and destroyed" test_objects
 run_test "reg_mr and dereg_mr refuse bad input" test_mr_errors
 run_test "create_cq refuses bad sizes and vectors" test_cq_errors
+run_test "create_qp, modify_qp and QP commands refuse bad input" test_qp_errors
 run_test "resize_cq" test_cq_resize
 run_test "poll_cq and req_notify_cq make no system call" test_poll_no_syscall
 run_test "mmap of the uverbs file is checked" test_mmap

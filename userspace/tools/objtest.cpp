@@ -17,6 +17,10 @@
  *   mmap-checks     the uverbs mmap() refuses bogus offsets, sizes, private
  *                   and executable mappings of a CQ ring
  *   channel         a CQ on a completion channel can be armed; no event
+ *   qp-errors       create_qp and modify_qp refuse bad attributes (the QP
+ *                   state stays as it was), and malformed uverbs commands
+ *                   (CREATE_QP driver data, POST_SEND with work requests,
+ *                   POST_RECV) are refused
  *   hold [CMD]      create a PD, an MR and a CQ, run CMD (sh -c), destroy
  *   leak            create a PD, an MR and a CQ, exit without destroying
  */
@@ -39,6 +43,8 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/sroce-abi.h>
 
 namespace {
 
@@ -484,6 +490,270 @@ int hold(ibv_context *ctx, const char *cmd, bool destroy)
 	return ret;
 }
 
+/* ---- qp-errors ----------------------------------------------------------- */
+
+ibv_qp *make_qp(ibv_pd *pd, ibv_cq *cq, ibv_qp_type type, std::uint32_t wr,
+		std::uint32_t sge, std::uint32_t inl)
+{
+	ibv_qp_init_attr ia{};
+
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = type;
+	ia.cap.max_send_wr = wr;
+	ia.cap.max_recv_wr = wr;
+	ia.cap.max_send_sge = sge;
+	ia.cap.max_recv_sge = sge;
+	ia.cap.max_inline_data = inl;
+	return ibv_create_qp(pd, &ia);
+}
+
+ibv_qp_state qp_state(ibv_qp *qp)
+{
+	ibv_qp_attr a{};
+	ibv_qp_init_attr ia{};
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) != 0)
+		return static_cast<ibv_qp_state>(-1);
+	return a.qp_state;
+}
+
+/* modify_qp must fail with EINVAL and leave the state alone. */
+bool modify_refused(ibv_qp *qp, ibv_qp_attr attr, int mask, const char *what)
+{
+	const ibv_qp_state before = qp_state(qp);
+	const int ret = ibv_modify_qp(qp, &attr, mask);
+	const ibv_qp_state after = qp_state(qp);
+
+	std::printf("  %s: %d (%s), state %d -> %d\n", what, ret,
+		    ret != 0 ? std::strerror(ret) : "accepted", before, after);
+	return ret == EINVAL && before == after;
+}
+
+/* CREATE_QP as a raw write() command, with a driver tail of our choosing. */
+struct raw_create_qp {
+	ib_uverbs_cmd_hdr hdr;
+	std::uint64_t response;
+	std::uint64_t user_handle;
+	std::uint32_t pd_handle, send_cq_handle, recv_cq_handle, srq_handle;
+	std::uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge;
+	std::uint32_t max_inline_data;
+	std::uint8_t sq_sig_all, qp_type, is_srq, reserved;
+	sroce_create_qp_cmd drv;
+	std::uint64_t extra;
+};
+static_assert(offsetof(raw_create_qp, drv) == 64);
+
+/* 0 if the kernel accepted the command, else the errno of write(). */
+int raw_create(ibv_pd *pd, ibv_cq *cq, std::size_t in_bytes,
+	       std::size_t out_bytes, const sroce_create_qp_cmd &drv,
+	       std::uint64_t extra)
+{
+	alignas(8) unsigned char resp[32 + sizeof(sroce_create_qp_resp)] = {};
+	raw_create_qp cmd{};
+
+	cmd.hdr.command = IB_USER_VERBS_CMD_CREATE_QP;
+	cmd.hdr.in_words = static_cast<std::uint16_t>(in_bytes / 4);
+	cmd.hdr.out_words = static_cast<std::uint16_t>(out_bytes / 4);
+	cmd.response = reinterpret_cast<std::uintptr_t>(resp);
+	cmd.pd_handle = pd->handle;
+	cmd.send_cq_handle = cq->handle;
+	cmd.recv_cq_handle = cq->handle;
+	cmd.max_send_wr = 4;
+	cmd.max_recv_wr = 4;
+	cmd.max_send_sge = 1;
+	cmd.max_recv_sge = 1;
+	cmd.qp_type = IBV_QPT_RC;
+	cmd.drv = drv;
+	cmd.extra = extra;
+	if (write(pd->context->cmd_fd, &cmd, in_bytes) ==
+	    static_cast<ssize_t>(in_bytes))
+		return 0;
+	return errno;
+}
+
+bool raw_refused(int err, const char *what)
+{
+	std::printf("  %s: %s\n", what,
+		    err != 0 ? std::strerror(err) : "accepted");
+	return err == EINVAL;
+}
+
+int check_qp_errors(ibv_context *ctx)
+{
+	ibv_device_attr dattr{};
+	CHECK(ibv_query_device(ctx, &dattr) == 0);
+	ibv_pd *pd = ibv_alloc_pd(ctx);
+	ibv_cq *cq = ibv_create_cq(ctx, 16, nullptr, nullptr, 0);
+	CHECK(pd != nullptr && cq != nullptr);
+	if (pd == nullptr || cq == nullptr)
+		return 1;
+
+	const auto max_wr = static_cast<std::uint32_t>(dattr.max_qp_wr);
+	const auto max_sge = static_cast<std::uint32_t>(dattr.max_sge);
+	CHECK(refused(make_qp(pd, cq, IBV_QPT_RC, max_wr + 1, 1, 0), EINVAL,
+		      "max_qp_wr + 1 WRs"));
+	CHECK(refused(make_qp(pd, cq, IBV_QPT_RC, 4, max_sge + 1, 0), EINVAL,
+		      "max_sge + 1 SGEs"));
+	CHECK(refused(make_qp(pd, cq, IBV_QPT_RC, 4, 1, 1U << 20), EINVAL,
+		      "1 MiB of inline data"));
+	CHECK(refused(make_qp(pd, cq, IBV_QPT_UD, 4, 1, 0), EOPNOTSUPP,
+		      "UD QP (not yet)"));
+
+	/* Malformed driver data of CREATE_QP. */
+	const sroce_create_qp_cmd good{
+		.send_wqe_size = sizeof(sroce_send_wqe),
+		.recv_wqe_size = sizeof(sroce_recv_wqe),
+		.reserved = {0, 0},
+	};
+	constexpr std::size_t core_in = 64;
+	constexpr std::size_t full_in = core_in + sizeof(sroce_create_qp_cmd);
+	constexpr std::size_t full_out = 32 + sizeof(sroce_create_qp_resp);
+	sroce_create_qp_cmd bad = good;
+	CHECK(raw_refused(raw_create(pd, cq, core_in, full_out, good, 0),
+			  "no driver command"));
+	CHECK(raw_refused(raw_create(pd, cq, full_in, 32, good, 0),
+			  "no room for the driver response"));
+	bad.send_wqe_size = 64;
+	CHECK(raw_refused(raw_create(pd, cq, full_in, full_out, bad, 0),
+			  "wrong send WQE size"));
+	bad = good;
+	bad.recv_wqe_size = 0;
+	CHECK(raw_refused(raw_create(pd, cq, full_in, full_out, bad, 0),
+			  "wrong receive WQE size"));
+	bad = good;
+	bad.reserved[1] = 1;
+	CHECK(raw_refused(raw_create(pd, cq, full_in, full_out, bad, 0),
+			  "reserved field set"));
+	CHECK(raw_refused(raw_create(pd, cq, full_in + 8, full_out, good, 1),
+			  "unknown trailing data"));
+
+	ibv_qp *qp = make_qp(pd, cq, IBV_QPT_RC, 4, 1, 0);
+	CHECK(qp != nullptr);
+	if (qp == nullptr)
+		return 1;
+
+	/* POST_SEND with a work request, and POST_RECV, as raw commands. */
+	struct {
+		ib_uverbs_cmd_hdr hdr;
+		std::uint64_t response;
+		std::uint32_t qp_handle, wr_count, sge_count, wqe_size;
+		ib_uverbs_send_wr wr;
+	} ps{};
+	std::uint32_t ps_resp[2] = {};
+	ps.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	ps.hdr.in_words = sizeof(ps) / 4;
+	ps.hdr.out_words = sizeof(ps_resp) / 4;
+	ps.response = reinterpret_cast<std::uintptr_t>(ps_resp);
+	ps.qp_handle = qp->handle;
+	ps.wr_count = 1;
+	ps.wqe_size = sizeof(ib_uverbs_send_wr);
+	errno = 0;
+	CHECK(write(ctx->cmd_fd, &ps, sizeof(ps)) < 0 && errno == EINVAL);
+	ps.hdr.command = IB_USER_VERBS_CMD_POST_RECV;
+	errno = 0;
+	const ssize_t pr = write(ctx->cmd_fd, &ps, sizeof(ps));
+	std::printf("  POST_RECV command: %zd (%s)\n", pr, std::strerror(errno));
+	CHECK(pr < 0);
+
+	/* Transitions and attributes that are refused; state unchanged. */
+	ibv_port_attr pattr{};
+	CHECK(ibv_query_port(ctx, 1, &pattr) == 0);
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_RTR;
+	CHECK(modify_refused(qp, a, IBV_QP_STATE, "RESET -> RTR"));
+	a.qp_state = IBV_QPS_RTS;
+	CHECK(modify_refused(qp, a, IBV_QP_STATE, "RESET -> RTS"));
+	const int init_mask =
+		IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		IBV_QP_ACCESS_FLAGS;
+	a = ibv_qp_attr{};
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	CHECK(modify_refused(qp, a, IBV_QP_STATE | IBV_QP_PORT,
+			     "INIT without P_Key index and access"));
+	a.port_num = 2;
+	CHECK(modify_refused(qp, a, init_mask, "INIT on port 2"));
+	a.port_num = 1;
+	a.pkey_index = 1;
+	CHECK(modify_refused(qp, a, init_mask, "INIT with P_Key index 1"));
+	a.pkey_index = 0;
+	a.qp_access_flags = 1U << 20;
+	CHECK(modify_refused(qp, a, init_mask, "INIT with unknown access"));
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	CHECK(ibv_modify_qp(qp, &a, init_mask) == 0);
+	CHECK(qp_state(qp) == IBV_QPS_INIT);
+
+	const int rtr_mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	ibv_qp_attr r{};
+	r.qp_state = IBV_QPS_RTR;
+	r.path_mtu = pattr.active_mtu;
+	r.dest_qp_num = qp->qp_num;
+	r.rq_psn = 1;
+	r.min_rnr_timer = 12;
+	r.ah_attr.is_global = 1;
+	r.ah_attr.grh.sgid_index = 1;
+	r.ah_attr.grh.hop_limit = 1;
+	CHECK(ibv_query_gid(ctx, 1, 1, &r.ah_attr.grh.dgid) == 0);
+	r.ah_attr.port_num = 1;
+	ibv_qp_attr b = r;
+	b.ah_attr.is_global = 0;
+	CHECK(modify_refused(qp, b, rtr_mask, "RTR with an AV without GRH"));
+	b = r;
+	b.path_mtu = static_cast<ibv_mtu>(pattr.active_mtu + 1);
+	if (pattr.active_mtu < IBV_MTU_4096)
+		CHECK(modify_refused(qp, b, rtr_mask,
+				     "RTR with a path MTU above the port's"));
+	b = r;
+	b.dest_qp_num = 1U << 24;
+	CHECK(modify_refused(qp, b, rtr_mask, "RTR with a 25-bit QPN"));
+	/* A 25-bit PSN never reaches the driver: the core masks it. */
+	b = r;
+	b.min_rnr_timer = 32;
+	CHECK(modify_refused(qp, b, rtr_mask, "RTR with RNR timer 32"));
+	b = r;
+	b.max_dest_rd_atomic = 255;
+	CHECK(modify_refused(qp, b, rtr_mask, "RTR with 255 RD atomics"));
+	CHECK(ibv_modify_qp(qp, &r, rtr_mask) == 0);
+	CHECK(qp_state(qp) == IBV_QPS_RTR);
+
+	const int rts_mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			     IBV_QP_MAX_QP_RD_ATOMIC;
+	ibv_qp_attr t{};
+	t.qp_state = IBV_QPS_RTS;
+	t.timeout = 14;
+	t.retry_cnt = 7;
+	t.rnr_retry = 7;
+	t.sq_psn = 1;
+	b = t;
+	b.timeout = 32;
+	CHECK(modify_refused(qp, b, rts_mask, "RTS with timeout 32"));
+	b = t;
+	b.retry_cnt = 8;
+	CHECK(modify_refused(qp, b, rts_mask, "RTS with retry count 8"));
+	b = t;
+	b.rnr_retry = 8;
+	CHECK(modify_refused(qp, b, rts_mask, "RTS with RNR retry 8"));
+	CHECK(modify_refused(qp, t, IBV_QP_STATE,
+			     "RTS without its required attributes"));
+	CHECK(ibv_modify_qp(qp, &t, rts_mask) == 0);
+	CHECK(qp_state(qp) == IBV_QPS_RTS);
+	a = ibv_qp_attr{};
+	a.qp_state = IBV_QPS_RTR;
+	CHECK(modify_refused(qp, a, IBV_QP_STATE, "RTS -> RTR"));
+
+	a.qp_state = IBV_QPS_RESET;
+	CHECK(ibv_modify_qp(qp, &a, IBV_QP_STATE) == 0);
+	CHECK(qp_state(qp) == IBV_QPS_RESET);
+	CHECK(ibv_destroy_qp(qp) == 0);
+	CHECK(ibv_destroy_cq(cq) == 0);
+	CHECK(ibv_dealloc_pd(pd) == 0);
+	return 0;
+}
+
 } /* namespace */
 
 int main(int argc, char **argv)
@@ -511,6 +781,8 @@ int main(int argc, char **argv)
 		ret = check_mmap(ctx);
 	else if (check == "channel")
 		ret = check_channel(ctx);
+	else if (check == "qp-errors")
+		ret = check_qp_errors(ctx);
 	else if (check == "hold")
 		ret = hold(ctx, argc > 3 ? argv[3] : nullptr, true);
 	else if (check == "leak")

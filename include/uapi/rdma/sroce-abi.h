@@ -280,6 +280,10 @@ struct sroce_resize_cq_resp {
  * @SROCE_SQ_NOTIFY_DOORBELL: the kernel's requester is idle: after posting,
  *	make the POST_SEND doorbell call.  Set by the kernel, cleared by the
  *	kernel when the doorbell (or any other event) wakes it up.
+ *
+ * Other bits are reserved: user space ignores them, the kernel writes 0.
+ * The doorbell succeeds in every state of the QP (in RESET, INIT and RTR
+ * it does nothing); it fails only when the QP or device is gone.
  */
 enum sroce_sq_notify {
 	SROCE_SQ_NOTIFY_DOORBELL = 1 << 0,
@@ -322,8 +326,8 @@ enum sroce_send_flags {
  * @inline_len: with %SROCE_SEND_INLINE: bytes of payload following the
  *	header, at most the QP's max_inline_data
  * @imm_data: SEND_WITH_IMM / RDMA_WRITE_WITH_IMM: the immediate data in
- *	network byte order (as ibv_send_wr.imm_data); SEND_WITH_INV: the rkey
- *	to invalidate, host order
+ *	network byte order (as ibv_send_wr.imm_data); SEND_WITH_INV and
+ *	LOCAL_INV: the rkey to invalidate, host order
  * @rkey: RDMA and atomic operations: the remote key
  * @remote_addr: RDMA and atomic operations: the remote address
  * @compare_add: atomics: the compare (CMP_SWP) or add (FETCH_ADD) operand
@@ -389,8 +393,9 @@ struct sroce_create_qp_cmd {
  * @sq: the send queue ring; its num_entries is the core response's
  *	max_send_wr, its notify_offset the word of &enum sroce_sq_notify
  * @rq: the receive queue ring (num_entries == max_recv_wr; notify unused)
- * @max_inline_data: inline bytes a send WQE may carry (as the core
- *	response says)
+ * @max_inline_data: inline bytes a send WQE may carry; equal to the
+ *	max_inline_data of the core response (the ioctl path of libibverbs
+ *	does not return that one to the provider)
  * @reserved: zero
  */
 struct sroce_create_qp_resp {

@@ -653,7 +653,8 @@ int check_qp_errors(ibv_context *ctx)
 	ps.hdr.command = IB_USER_VERBS_CMD_POST_RECV;
 	errno = 0;
 	const ssize_t pr = write(ctx->cmd_fd, &ps, sizeof(ps));
-	std::printf("  POST_RECV command: %zd (%s)\n", pr, std::strerror(errno));
+	std::printf("  POST_RECV command: %zd (%s)\n", pr,
+		    std::strerror(errno));
 	CHECK(pr < 0);
 
 	/* Transitions and attributes that are refused; state unchanged. */
@@ -664,9 +665,8 @@ int check_qp_errors(ibv_context *ctx)
 	CHECK(modify_refused(qp, a, IBV_QP_STATE, "RESET -> RTR"));
 	a.qp_state = IBV_QPS_RTS;
 	CHECK(modify_refused(qp, a, IBV_QP_STATE, "RESET -> RTS"));
-	const int init_mask =
-		IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-		IBV_QP_ACCESS_FLAGS;
+	const int init_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			      IBV_QP_ACCESS_FLAGS;
 	a = ibv_qp_attr{};
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;

@@ -34,20 +34,21 @@ static void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy)
 		if (w->state != SROCE_SWQE_SENT ||
 		    !sroce_psn_before(w->last_psn, qp->psn_una))
 			break;
-		if (qp->sq_sig_all || (w->send_flags & SROCE_SEND_SIGNALED)) {
-			struct sroce_cqe cqe = {
-				.wr_id = w->wr_id,
-				.status = IB_WC_SUCCESS,
-				.opcode = IB_WC_SEND,
-				.byte_len = w->length,
-			};
+		struct sroce_cqe cqe = {
+			.wr_id = w->wr_id,
+			.status = IB_WC_SUCCESS,
+			.opcode = IB_WC_SEND,
+			.byte_len = w->length,
+		};
+		bool signaled = qp->sq_sig_all ||
+				(w->send_flags & SROCE_SEND_SIGNALED);
 
-			sroce_qp_complete(qp, cq, &cqe, false, nfy);
-		}
 		sroce_req_release_swqe(w);
-		qp->sq_retire++;
+		/* The slot is free before its completion shows (the uapi). */
+		sroce_queue_store_consumer(&qp->sq, ++qp->sq_retire);
+		if (signaled)
+			sroce_qp_complete(qp, cq, &cqe, false, nfy);
 	}
-	sroce_queue_store_consumer(&qp->sq, qp->sq_retire);
 }
 
 /**
@@ -116,12 +117,11 @@ static void sroce_comp_fail(struct sroce_qp *qp, u8 status,
 			.opcode = IB_WC_SEND,
 		};
 
-		sroce_qp_complete(qp, sroce_qp_send_cq(qp), &cqe, false, nfy);
 		sroce_req_release_swqe(w);
-		qp->sq_retire++;
-		sroce_queue_store_consumer(&qp->sq, qp->sq_retire);
+		sroce_queue_store_consumer(&qp->sq, ++qp->sq_retire);
 		if (qp->sq_cur < qp->sq_retire)
 			qp->sq_cur = qp->sq_retire;
+		sroce_qp_complete(qp, sroce_qp_send_cq(qp), &cqe, false, nfy);
 	}
 	del_timer(&qp->retrans_timer);
 	sroce_qp_error(qp, nfy);

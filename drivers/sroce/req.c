@@ -275,12 +275,11 @@ static void sroce_req_fail_head(struct sroce_qp *qp,
 		.opcode = sroce_req_wc_opcode(w->opcode),
 	};
 
-	sroce_qp_complete(qp, sroce_qp_send_cq(qp), &cqe, false, nfy);
 	sroce_req_release_swqe(w);
-	qp->sq_retire++;
+	sroce_queue_store_consumer(&qp->sq, ++qp->sq_retire);
 	if (qp->sq_cur < qp->sq_retire)
 		qp->sq_cur = qp->sq_retire;
-	sroce_queue_store_consumer(&qp->sq, qp->sq_retire);
+	sroce_qp_complete(qp, sroce_qp_send_cq(qp), &cqe, false, nfy);
 	sroce_qp_error(qp, nfy);
 }
 
@@ -410,28 +409,30 @@ void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 	u32 prod;
 
 	lockdep_assert_held(&qp->lock);
-	for (; qp->sq_retire != qp->sq_head; qp->sq_retire++) {
+	while (qp->sq_retire != qp->sq_head) {
 		struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_retire);
 
 		cqe.wr_id = w->wr_id;
 		cqe.opcode = sroce_req_wc_opcode(w->opcode);
-		sroce_qp_complete(qp, cq, &cqe, false, nfy);
 		sroce_req_release_swqe(w);
+		sroce_queue_store_consumer(&qp->sq, ++qp->sq_retire);
+		sroce_qp_complete(qp, cq, &cqe, false, nfy);
 	}
 	prod = sroce_queue_load_producer(&qp->sq);
-	if (prod - qp->sq_head <= qp->sq.num_entries) {
-		for (; qp->sq_head != prod; qp->sq_head++) {
-			const struct sroce_send_wqe *u =
-				sroce_queue_slot(&qp->sq, qp->sq_head);
+	if (prod - qp->sq_head > qp->sq.num_entries)
+		prod = qp->sq_head;	/* garbage: nothing was posted */
+	while (qp->sq_head != prod) {
+		const struct sroce_send_wqe *u =
+			sroce_queue_slot(&qp->sq, qp->sq_head);
 
-			cqe.wr_id = READ_ONCE(u->wr_id);
-			cqe.opcode = sroce_req_wc_opcode(READ_ONCE(u->opcode));
-			sroce_qp_complete(qp, cq, &cqe, false, nfy);
-		}
+		cqe.wr_id = READ_ONCE(u->wr_id);
+		cqe.opcode = sroce_req_wc_opcode(READ_ONCE(u->opcode));
+		qp->sq_head++;
+		sroce_queue_store_consumer(&qp->sq, qp->sq_head);
+		sroce_qp_complete(qp, cq, &cqe, false, nfy);
 	}
 	qp->sq_retire = qp->sq_head;
 	qp->sq_cur = qp->sq_head;
 	qp->cur_off = 0;
 	qp->psn_una = qp->psn_next;
-	sroce_queue_store_consumer(&qp->sq, qp->sq_retire);
 }

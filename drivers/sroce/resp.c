@@ -91,13 +91,13 @@ static void sroce_resp_complete(struct sroce_qp *qp, u8 status,
 	}
 	if (!status)
 		solicited = pkt->bth.flags & SROCE_BTHF_SE;
-	sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe, solicited, nfy);
 	sroce_sge_put(qp->rwqe.sge, qp->rwqe.num_sge);
 	qp->rwqe.num_sge = 0;
 	qp->in_msg = false;
 	qp->recv_off = 0;
-	qp->rq_cons++;
-	sroce_queue_store_consumer(&qp->rq, qp->rq_cons);
+	/* The slot is free before its completion shows (the uapi). */
+	sroce_queue_store_consumer(&qp->rq, ++qp->rq_cons);
+	sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe, solicited, nfy);
 }
 
 /*
@@ -323,12 +323,12 @@ void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 	prod = sroce_queue_load_producer(&qp->rq);
 	if (prod - qp->rq_cons > qp->rq.num_entries)
 		return;
-	for (; qp->rq_cons != prod; qp->rq_cons++) {
+	while (qp->rq_cons != prod) {
 		const struct sroce_recv_wqe *u =
 			sroce_queue_slot(&qp->rq, qp->rq_cons);
 
 		cqe.wr_id = READ_ONCE(u->wr_id);
+		sroce_queue_store_consumer(&qp->rq, ++qp->rq_cons);
 		sroce_qp_complete(qp, cq, &cqe, false, nfy);
 	}
-	sroce_queue_store_consumer(&qp->rq, qp->rq_cons);
 }

@@ -252,9 +252,10 @@ struct sroce_resize_cq_resp {
  * A QP has two rings of work queue entries (WQEs): the send queue (SQ) and
  * the receive queue (RQ), both described by &struct sroce_create_qp_resp.
  * User space produces into both, the kernel consumes; the kernel's
- * consumer index counts WQEs it has *retired* (their completion, if any, is
- * in the CQ before the index moves), so a slot may be reused as soon as the
- * consumer index has passed it.  The kernel copies a WQE when it starts on
+ * consumer index counts WQEs it has *retired*, and moves before their
+ * completion is posted: once user space has polled the completion of a
+ * WQE, its slot is free.  A slot may be reused as soon as the consumer
+ * index has passed it.  The kernel copies a WQE when it starts on
  * it and never reads the slot again; writing a slot between posting and
  * retirement changes nothing the kernel does.
  *

@@ -23,6 +23,7 @@
  * issues a full barrier and reads the word.  One of the two sees the other
  * (include/uapi/rdma/sroce-abi.h).
  */
+#include <linux/moduleparam.h>
 #include <linux/skbuff.h>
 #include <rdma/ib_user_verbs.h>
 
@@ -30,6 +31,16 @@
 #include "counters.h"
 #include "net.h"
 #include "proto/sroce_proto.h"
+
+/*
+ * Where the requester runs: in the context that kicks it (false, the
+ * default), or always in the QP's work item.  For measuring the execution
+ * model (scripts/bench model); see Documentation/kernel-driver.md.
+ */
+static bool req_defer;
+module_param(req_defer, bool, 0644);
+MODULE_PARM_DESC(req_defer,
+		 "run the requester in a work item instead of the caller (default: no)");
 
 /* The largest message: IBTA's 2^31 bytes. */
 #define SROCE_MAX_MSG_SIZE	BIT(31)
@@ -361,19 +372,9 @@ static void sroce_req_run(struct sroce_qp *qp)
 	} while (n == SROCE_REQ_BATCH);
 }
 
-/**
- * sroce_req_kick() - make the requester look at its QP
- * @qp: the QP
- *
- * Runs the requester here unless another context runs it (which then
- * looks again) or interrupts are off (then the QP's work item runs it).
- */
-void sroce_req_kick(struct sroce_qp *qp)
+/* Run the requester here unless another context runs it (it looks again). */
+static void sroce_req_kick_here(struct sroce_qp *qp)
 {
-	if (in_hardirq() || irqs_disabled()) {
-		queue_work(system_highpri_wq, &qp->req_work);
-		return;
-	}
 	set_bit(SROCE_QPF_REQ_AGAIN, &qp->flags);
 	while (!test_and_set_bit(SROCE_QPF_REQ_RUNNING, &qp->flags)) {
 		while (test_and_clear_bit(SROCE_QPF_REQ_AGAIN, &qp->flags))
@@ -387,12 +388,29 @@ void sroce_req_kick(struct sroce_qp *qp)
 }
 
 /**
+ * sroce_req_kick() - make the requester look at its QP
+ * @qp: the QP
+ *
+ * Runs the requester in this context, unless another one runs it (which
+ * then looks again), interrupts are off or req_defer is set: then the
+ * QP's work item runs it.
+ */
+void sroce_req_kick(struct sroce_qp *qp)
+{
+	if (READ_ONCE(req_defer) || in_hardirq() || irqs_disabled()) {
+		queue_work(system_highpri_wq, &qp->req_work);
+		return;
+	}
+	sroce_req_kick_here(qp);
+}
+
+/**
  * sroce_req_work() - the QP's work item: runs the requester
  * @work: struct sroce_qp.req_work
  */
 void sroce_req_work(struct work_struct *work)
 {
-	sroce_req_kick(container_of(work, struct sroce_qp, req_work));
+	sroce_req_kick_here(container_of(work, struct sroce_qp, req_work));
 }
 
 /**

@@ -112,9 +112,10 @@ int sroce_port_query(struct ib_device *ibdev, u32 port,
 	attr->ip_gids = true;
 	/* Only VL0 exists; everything else (LIDs, SM, counters) is IB's. */
 	attr->max_vl_num = 1;
+	attr->max_msg_sz = SROCE_MAX_MSG_SIZE;
 	/*
 	 * port_cap_flags stays 0: no capability is implemented, in particular
-	 * not IB_PORT_CM_SUP (no GSI QP).  max_msg_sz stays 0: no QPs yet.
+	 * not IB_PORT_CM_SUP (no GSI QP).
 	 */
 
 	ret = ib_get_eth_speed(ibdev, port, &attr->active_speed,

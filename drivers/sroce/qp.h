@@ -28,6 +28,8 @@ struct sk_buff;
 #define SROCE_MAX_SGE		32
 #define SROCE_MAX_INLINE	512
 #define SROCE_MAX_RD_ATOMIC	16
+/* The largest message: IBTA's 2^31 bytes. */
+#define SROCE_MAX_MSG_SIZE	BIT(31)
 
 /* QP numbers 0 and 1 are the special QPs; ordinary ones start here. */
 #define SROCE_QPN_MIN		16

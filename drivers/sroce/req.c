@@ -42,9 +42,6 @@ module_param(req_defer, bool, 0644);
 MODULE_PARM_DESC(req_defer,
 		 "run the requester in a work item instead of the caller (default: no)");
 
-/* The largest message: IBTA's 2^31 bytes. */
-#define SROCE_MAX_MSG_SIZE	BIT(31)
-
 static enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode)
 {
 	switch (opcode) {

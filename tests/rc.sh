@@ -1,0 +1,329 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RC send/receive between two sroce devices: ibv_rc_pingpong (IPv4 and
+# IPv6 GIDs, path MTU 1024 and 4096), perftest's ib_send_bw/ib_send_lat
+# (-I 0 and -I 64, polling and events), the corner cases of
+# userspace/tools/sroce-rctest, the hw counters, and a clean rmmod
+# afterwards.
+#
+#   init_net                              $NS
+#   +------------------------+            +------------------------+
+#   | sroce0 (rdma link)     |            | sroce1 (rdma link)     |
+#   |   v0 10.93.5.1/24      |----veth----|   v1 10.93.5.2/24      |
+#   |      fd93:5::1/64      |            |      fd93:5::2/64      |
+#   | clients, sroce-rctest  |            | servers                |
+#   +------------------------+            +------------------------+
+#
+# The servers of ibv_rc_pingpong and perftest run in $NS on sroce1, the
+# clients in init_net on sroce0; their out-of-band TCP exchange crosses the
+# veth too.  sroce-rctest opens both devices from init_net (rdma's shared
+# namespace mode shows every device everywhere) and connects a QP on sroce0
+# to one on sroce1 itself.
+#
+# Runs in a guest (qemu/run-guest) as root.
+. "$(dirname "$0")/lib.sh"
+
+NS=sroce-rc-$$
+RCTEST=$SROCE_REPO/build/userspace/tools/sroce-rctest
+IP0=10.93.5.1
+IP1=10.93.5.2
+IP6_0=fd93:5::1
+IP6_1=fd93:5::2
+PORT=18700
+SERVER_PID=
+
+cleanup() {
+	[ -z "$SERVER_PID" ] || kill "$SERVER_PID" 2>/dev/null
+	rdma link delete sroce0 2>/dev/null
+	rdma link delete sroce1 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+	ip link del v0 2>/dev/null
+	sroce_unload 2>/dev/null
+}
+trap cleanup EXIT
+
+# gid_index DEV ADDR: index of DEV's RoCE v2 GID ADDR (as ibv_devinfo
+# prints it, e.g. ::ffff:10.93.5.1); empty if there is none.
+gid_index() {
+	local re=${2//./\\.}
+	ibv_devinfo -v -d "$1" |
+		sed -nE "s/^[[:space:]]*GID\[ *([0-9]+)\]:[[:space:]]+$re, RoCE v2\$/\1/p" |
+		head -n1
+}
+
+has_gid() {
+	[ -n "$(gid_index "$1" "$2")" ]
+}
+
+active_mtu_is() {
+	ibv_devinfo -d "$1" | grep -Eq "active_mtu:[[:space:]]+$2 "
+}
+
+ns_listening() {
+	ip netns exec "$NS" ss -ltn | grep -q ":$1 "
+}
+
+set_mtu() {
+	ip link set v0 mtu "$1"
+	ip -n "$NS" link set v1 mtu "$1"
+}
+
+cnt() {
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
+}
+
+# The transport counters of both devices, "dev counter value" lines.
+TRANSPORT_COUNTERS="retransmits ack_timeouts seq_naks_sent seq_naks_rcvd
+rnr_naks_sent rnr_naks_rcvd duplicate_requests rx_drop_no_qp rx_drop_not_peer"
+transport_counters() {
+	local d c
+	for d in sroce0 sroce1; do
+		for c in $TRANSPORT_COUNTERS; do
+			echo "$d $c $(cnt "$d" "$c" 2>/dev/null || echo 0)"
+		done
+	done
+}
+
+# show_moved SNAPSHOT: the transport counters that moved since SNAPSHOT.
+# Not a check: a veth loses nothing, so these show what the engine did
+# (RNR waits, retransmissions after drops in the receive path).
+show_moved() {
+	local d c v now moved=
+	while read -r d c v; do
+		now=$(cnt "$d" "$c" 2>/dev/null || echo 0)
+		[ "$now" = "$v" ] || moved="$moved $d.$c+$((now - v))"
+	done <<< "$1"
+	echo "transport counters moved:${moved:- none}"
+}
+
+# run_pair TOOL SERVER_GID CLIENT_GID PEER ARGS...: TOOL ARGS in $NS on
+# sroce1 (the server, GID index SERVER_GID), then TOOL ARGS PEER in
+# init_net on sroce0 (GID index CLIENT_GID), on a port of their own.  The
+# GID option is -g for ibv_*_pingpong, -x for perftest.  Both must
+# succeed; their output is in $PAIR_OUT.
+run_pair() {
+	local tool=$1 gs=$2 gc=$3 peer=$4 gopt=-x srv cli rc=0 src=0 before
+	shift 4
+	case $tool in ibv_*) gopt=-g ;; esac
+	PORT=$((PORT + 1))
+	before=$(transport_counters)
+	srv=$(mktemp)
+	cli=$(mktemp)
+	ip netns exec "$NS" timeout $((90 * SROCE_TIMEOUT_SCALE)) "$tool" -d sroce1 "$gopt" "$gs" -p "$PORT" "$@" \
+		> "$srv" 2>&1 &
+	SERVER_PID=$!
+	if wait_for 20 ns_listening "$PORT"; then
+		timeout $((90 * SROCE_TIMEOUT_SCALE)) "$tool" -d sroce0 "$gopt" "$gc" -p "$PORT" "$@" "$peer" \
+			> "$cli" 2>&1 || rc=$?
+	else
+		echo "the server does not listen on port $PORT" >&2
+		rc=1
+	fi
+	# The server ends by itself once the client is done.
+	[ "$rc" -eq 0 ] || kill "$SERVER_PID" 2>/dev/null
+	wait "$SERVER_PID" || src=$?
+	SERVER_PID=
+	PAIR_OUT=$(printf -- '--- server: %s\n%s\n--- client: %s\n%s\n' \
+		"$tool $*" "$(cat "$srv")" "$tool $* $peer" "$(cat "$cli")")
+	rm -f "$srv" "$cli"
+	echo "$PAIR_OUT"
+	show_moved "$before"
+	[ "$rc" -eq 0 ] || { echo "client: exit status $rc" >&2; return 1; }
+	[ "$src" -eq 0 ] || { echo "server: exit status $src" >&2; return 1; }
+}
+
+test_setup() {
+	[ -x "$RCTEST" ] || fail "$RCTEST is not built"
+	sroce_load
+	sroce_provider_setup
+	ip netns add "$NS"
+	ip link add v0 type veth peer name v1 netns "$NS"
+	ip addr add "$IP0/24" dev v0
+	ip addr add "$IP6_0/64" dev v0 nodad
+	ip link set v0 up
+	ip -n "$NS" link set lo up
+	ip -n "$NS" addr add "$IP1/24" dev v1
+	ip -n "$NS" addr add "$IP6_1/64" dev v1 nodad
+	ip -n "$NS" link set v1 up
+	rdma link add sroce0 type sroce netdev v0
+	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
+	rdma system show
+	rdma link show
+	# Both devices are seen from both namespaces (shared mode).
+	ibv_devices | grep -q sroce1
+	ip netns exec "$NS" ibv_devices | grep -q sroce0
+	wait_for 10 has_gid sroce0 "::ffff:$IP0"
+	wait_for 10 has_gid sroce1 "::ffff:$IP1"
+	wait_for 10 has_gid sroce0 "$IP6_0"
+	wait_for 10 has_gid sroce1 "$IP6_1"
+	ibv_devinfo -v -d sroce0 | grep -E 'GID|active_mtu|max_qp_wr|max_sge'
+	ibv_devinfo -v -d sroce1 | grep -E 'GID|active_mtu'
+}
+
+# pingpong MTU SIZE ITERS [ipv6]
+pingpong() {
+	local mtu=$1 size=$2 iters=$3 g0 g1
+	if [ "${4:-}" = ipv6 ]; then
+		g0=$(gid_index sroce0 "$IP6_0")
+		g1=$(gid_index sroce1 "$IP6_1")
+	else
+		g0=$(gid_index sroce0 "::ffff:$IP0")
+		g1=$(gid_index sroce1 "::ffff:$IP1")
+	fi
+	if [ -z "$g0" ] || [ -z "$g1" ]; then
+		fail "no GID index"
+	fi
+	# -c: the receiver checks the data; a mismatch is only printed.
+	run_pair ibv_rc_pingpong "$g1" "$g0" "$IP1" -m "$mtu" -s "$size" -n "$iters" -c
+	! grep -q 'invalid data' <<< "$PAIR_OUT" || fail "data corrupted"
+	[ "$(grep -c "^$iters iters in" <<< "$PAIR_OUT")" -eq 2 ] ||
+		fail "both sides must report $iters iterations"
+	grep -Eq "^$((size * iters * 2)) bytes in" <<< "$PAIR_OUT" ||
+		fail "byte count is not $((size * iters * 2))"
+}
+
+test_pp_1024_1() { pingpong 1024 1 50; }
+test_pp_1024_4k() { pingpong 1024 4096 50; }
+test_pp_1024_64k() { pingpong 1024 65536 20; }
+test_pp_1024_1m() { pingpong 1024 1048576 5; }
+
+test_pp_4096_1() {
+	set_mtu 9000
+	wait_for 10 active_mtu_is sroce0 4096
+	wait_for 10 active_mtu_is sroce1 4096
+	pingpong 4096 1 50
+}
+test_pp_4096_4k() { pingpong 4096 4096 50; }
+test_pp_4096_64k() { pingpong 4096 65536 20; }
+test_pp_4096_1m() { pingpong 4096 1048576 5; }
+
+test_pp_ipv6() {
+	set_mtu 1500
+	wait_for 10 active_mtu_is sroce0 1024
+	wait_for 10 active_mtu_is sroce1 1024
+	pingpong 1024 65536 20 ipv6
+}
+
+# perftest PROGRAM SIZE ITERS ARGS...: a run over the IPv4 GIDs; both
+# sides print their result row for SIZE bytes and ITERS iterations.
+# perftest turns inline off for devices it does not know (rdma_rxe and
+# sroce alike: "Max inline data : 0[B]"), so -I is shown, not exercised;
+# sroce-rctest's inline check covers inline sends.
+perftest() {
+	local prog=$1 size=$2 iters=$3 g0 g1 rows
+	shift 3
+	g0=$(gid_index sroce0 "::ffff:$IP0")
+	g1=$(gid_index sroce1 "::ffff:$IP1")
+	run_pair "$prog" "$g1" "$g0" "$IP1" -F -s "$size" -n "$iters" "$@"
+	# BW: #bytes #iterations BW-peak BW-average MsgRate
+	# lat: #bytes #iterations t_min t_max t_typical t_avg t_stdev ...
+	rows=$(grep -Ec "^[[:space:]]*${size}[[:space:]]+${iters}[[:space:]]" <<< "$PAIR_OUT")
+	[ "$rows" -eq 2 ] || fail "$rows result rows for $size bytes x $iters, expected 2"
+	# The client's figures are numbers; a latency server may print inf
+	# or -nan when its own clock saw nothing (slow debug kernels).
+	grep -Eq "^[[:space:]]*${size}[[:space:]]+${iters}([[:space:]]+[0-9.]+){3}" \
+		<<< "${PAIR_OUT#*--- client}" || fail "no figures in the client's result row"
+}
+
+test_send_bw() { perftest ib_send_bw 65536 100 -I 0; }
+test_send_bw_inline() { perftest ib_send_bw 64 500 -I 64; }
+test_send_bw_events() { perftest ib_send_bw 4096 200 -e; }
+test_send_bw_1m() { perftest ib_send_bw 1048576 10; }
+test_send_lat() { perftest ib_send_lat 64 300; }
+test_send_lat_no_inline() { perftest ib_send_lat 64 300 -I 0; }
+test_send_lat_events() { perftest ib_send_lat 4096 200 -e; }
+test_send_lat_inline_events() { perftest ib_send_lat 2 200 -I 64 -e; }
+
+rctest() {
+	local before rc=0
+	before=$(transport_counters)
+	"$RCTEST" sroce0 sroce1 "$1" || rc=$?
+	show_moved "$before"
+	return "$rc"
+}
+
+test_rnr() {
+	local sent recvd
+	sent=$(cnt sroce1 rnr_naks_sent)
+	recvd=$(cnt sroce0 rnr_naks_rcvd)
+	rctest rnr
+	echo "rnr_naks_sent of sroce1: $sent -> $(cnt sroce1 rnr_naks_sent)"
+	echo "rnr_naks_rcvd of sroce0: $recvd -> $(cnt sroce0 rnr_naks_rcvd)"
+	[ "$(cnt sroce1 rnr_naks_sent)" -gt "$sent" ]
+	[ "$(cnt sroce0 rnr_naks_rcvd)" -gt "$recvd" ]
+}
+
+# Every received packet counts once: rx_packets is the sum of the fates.
+fates_add_up() {
+	local f s=0 d=/sys/class/infiniband/$1/ports/1/hw_counters
+	for f in "$d"/rx_qp "$d"/rx_drop_* "$d"/rx_err_*; do
+		s=$((s + $(cat "$f")))
+	done
+	[ "$s" -eq "$(cnt "$1" rx_packets)" ]
+}
+
+test_counters() {
+	local dev out f
+	for dev in sroce0 sroce1; do
+		out=$(rdma statistic show link "$dev/1")
+		echo "$out"
+		echo "$out" | grep -Eq ' rx_qp [1-9]' || fail "$dev: rx_qp did not move"
+		echo "$out" | grep -Eq ' tx_packets [1-9]' || fail "$dev: tx_packets did not move"
+		echo "$out" | grep -Eq ' rx_bytes [1-9]' || fail "$dev: rx_bytes did not move"
+		fates_add_up "$dev" || fail "$dev: rx_packets is not the sum of its fates"
+		# Two correct peers on a clean wire: no malformed packet.
+		for f in /sys/class/infiniband/"$dev"/ports/1/hw_counters/rx_err_*; do
+			[ "$(cat "$f")" -eq 0 ] || fail "$dev: $(basename "$f") is $(cat "$f")"
+		done
+	done
+}
+
+# Nothing of the test programs is left, then the module goes cleanly.
+test_rmmod() {
+	local left
+	rdma resource show
+	left=$(rdma resource show qp; rdma resource show cq; rdma resource show mr; rdma resource show pd)
+	left=$(grep -E 'dev sroce[01] ' <<< "$left" | grep ' pid ' || true)
+	[ -z "$left" ] || { echo "$left"; fail "user objects left over"; }
+	rdma link delete sroce1
+	rdma link delete sroce0
+	wait_for 10 rdma_dev_gone sroce0
+	wait_for 10 rdma_dev_gone sroce1
+	rmmod sroce
+	! lsmod | grep -q '^sroce '
+}
+
+ktap_plan 31
+run_test "module, veth and two devices set up" test_setup
+run_test "ibv_rc_pingpong, MTU 1024, 1 byte" test_pp_1024_1
+run_test "ibv_rc_pingpong, MTU 1024, 4 KiB" test_pp_1024_4k
+run_test "ibv_rc_pingpong, MTU 1024, 64 KiB" test_pp_1024_64k
+run_test "ibv_rc_pingpong, MTU 1024, 1 MiB" test_pp_1024_1m
+run_test "ibv_rc_pingpong, MTU 4096 (veth MTU 9000), 1 byte" test_pp_4096_1
+run_test "ibv_rc_pingpong, MTU 4096, 4 KiB" test_pp_4096_4k
+run_test "ibv_rc_pingpong, MTU 4096, 64 KiB" test_pp_4096_64k
+run_test "ibv_rc_pingpong, MTU 4096, 1 MiB" test_pp_4096_1m
+run_test "ibv_rc_pingpong over IPv6 GIDs, 64 KiB" test_pp_ipv6
+run_test "ib_send_bw 64 KiB, -I 0" test_send_bw
+run_test "ib_send_bw 64 B, -I 64" test_send_bw_inline
+run_test "ib_send_bw 4 KiB, events" test_send_bw_events
+run_test "ib_send_bw 1 MiB" test_send_bw_1m
+run_test "ib_send_lat 64 B, default inline" test_send_lat
+run_test "ib_send_lat 64 B, -I 0" test_send_lat_no_inline
+run_test "ib_send_lat 4 KiB, events" test_send_lat_events
+run_test "ib_send_lat 2 B, -I 64, events" test_send_lat_inline_events
+run_test "rctest: 1000 sends through rings of 4 (indices and PSNs wrap)" rctest wrap
+run_test "rctest: post_send/post_recv ENOMEM exactly at max_send_wr/max_recv_wr" rctest full
+run_test "rctest: posting and modify_qp in the wrong state are refused" rctest state
+run_test "rctest: gather and scatter over several SGEs" rctest multi-sge
+run_test "rctest: SEND_WITH_IMM delivers the immediate data" rctest imm
+run_test "rctest: solicited events" rctest solicited
+run_test "rctest: inline sends up to max_inline_data" rctest inline
+run_test "rctest: bad lkey or address: LOC_PROT_ERR, then flush" rctest bad-lkey
+run_test "rctest: RNR retries exhausted, or waited out (counters move)" test_rnr
+run_test "rctest: receive too small: LOC_LEN_ERR and REM_INV_REQ_ERR" rctest recv-too-small
+run_test "rctest: completion events end to end" rctest events
+run_test "hw counters moved, no receive errors" test_counters
+run_test "rmmod after traffic is clean" test_rmmod
+ktap_finish

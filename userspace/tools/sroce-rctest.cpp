@@ -1,0 +1,1714 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * sroce-rctest - RC send/receive between two RDMA devices, through the
+ * public libibverbs API only, as tests/rc.sh needs it.
+ *
+ *   sroce-rctest DEV_A DEV_B CHECK
+ *
+ * One process opens both devices (rdma's "shared" network namespace mode,
+ * the default, shows every device in every namespace) and connects a QP on
+ * DEV_A to a QP on DEV_B directly: QPN, GID and PSN are exchanged in
+ * memory.  The packets still cross whatever joins the two devices' netdevs
+ * (tests/rc.sh: a veth pair between init_net and a namespace).  Each device
+ * uses its first RoCE v2 GID that holds an IPv4 address.  A is the
+ * requester, B the responder, unless said otherwise.
+ *
+ * Each CHECK prints what it does and exits 0 when everything behaved as
+ * expected, 1 otherwise (2 for a usage error):
+ *
+ *   wrap        1000 sends through queues of depth 4, every byte checked:
+ *               the ring indices wrap many times (PSNs wrap 2^24 too);
+ *               half of them signaled, half mostly unsignaled
+ *   full        post_recv and post_send fail with ENOMEM exactly at the
+ *               max_recv_wr / max_send_wr ibv_query_qp reports, and the
+ *               queues work on once drained
+ *   state       post_send in RESET, INIT and RTR and post_recv in RESET
+ *               fail; invalid transitions and bad attributes of modify_qp
+ *               fail with EINVAL and leave the state unchanged; sends
+ *               posted in ERROR are flushed
+ *   multi-sge   gather from several SGEs of two regions, scatter into
+ *               SGEs of odd sizes across packet boundaries; max SGEs
+ *   imm         SEND_WITH_IMM: imm_data and IBV_WC_WITH_IMM, 0-byte and
+ *               multi-packet messages; a plain SEND has no immediate
+ *   solicited   a CQ armed for solicited completions ignores an
+ *               unsolicited send and fires for a solicited one
+ *   inline      IBV_SEND_INLINE up to max_inline_data, from unregistered
+ *               memory; one byte more is refused by post_send
+ *   bad-lkey    a wrong lkey or an address outside the region completes
+ *               with IBV_WC_LOC_PROT_ERR, the QP goes to ERROR, later WQEs
+ *               flush with IBV_WC_WR_FLUSH_ERR, nothing reaches B (its
+ *               receive takes A's next good send)
+ *   rnr         no receive posted: rnr_retry 0 or 2 ends in
+ *               IBV_WC_RNR_RETRY_EXC_ERR; rnr_retry 7 waits for a late
+ *               post_recv and succeeds
+ *   recv-too-small  a message larger than the receive buffer (in its first
+ *               or a later packet): IBV_WC_LOC_LEN_ERR at B,
+ *               IBV_WC_REM_INV_REQ_ERR at A
+ *   events      completion channels end to end: req_notify_cq,
+ *               get_cq_event, ack_cq_events; no spurious events
+ *   all         every check above, in this order
+ *
+ * Waits are multiplied by SROCE_TIMEOUT_SCALE (tests/lib.sh).
+ */
+#include <algorithm>
+#include <arpa/inet.h>
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <memory>
+#include <optional>
+#include <poll.h>
+#include <string>
+#include <string_view>
+#include <unistd.h>
+#include <vector>
+
+#include <infiniband/verbs.h>
+
+namespace {
+
+int failures;
+
+/* errno is cleared first: what it says afterwards comes from cond. */
+#define CHECK(cond)                                                      \
+	do {                                                             \
+		errno = 0;                                               \
+		if (cond) {                                              \
+			std::printf("ok: %s\n", #cond);                  \
+		} else {                                                 \
+			std::printf("FAILED: %s (%s:%d, errno %d %s)\n", \
+				    #cond, __FILE__, __LINE__, errno,    \
+				    std::strerror(errno));               \
+			++failures;                                      \
+		}                                                        \
+	} while (0)
+
+/* As CHECK, but give up on the check when cond is false. */
+#define REQUIRE(cond)                                  \
+	do {                                           \
+		const int failures_before_ = failures; \
+		CHECK(cond);                           \
+		if (failures != failures_before_)      \
+			return false;                  \
+	} while (0)
+
+/* Quiet: print only when cond is false (loops of many iterations). */
+#define EXPECT(cond, ...)                                                    \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			std::printf("FAILED: %s (%s:%d): ", #cond, __FILE__, \
+				    __LINE__);                               \
+			std::printf(__VA_ARGS__);                            \
+			std::printf("\n");                                   \
+			++failures;                                          \
+			return false;                                        \
+		}                                                            \
+	} while (0)
+
+int timeout_scale()
+{
+	const char *s = std::getenv("SROCE_TIMEOUT_SCALE");
+	const int v = s != nullptr ? std::atoi(s) : 1;
+
+	return v > 0 ? v : 1;
+}
+
+const int scale = timeout_scale();
+
+/* As an int: ibv_reg_mr() mixes two enum types in its flags. */
+constexpr int acc_lw = IBV_ACCESS_LOCAL_WRITE;
+
+/* ---- RAII over libibverbs handles -------------------------------------- */
+
+const char *kind(ibv_context * /*unused*/)
+{
+	return "device context";
+}
+const char *kind(ibv_comp_channel * /*unused*/)
+{
+	return "completion channel";
+}
+const char *kind(ibv_cq * /*unused*/)
+{
+	return "CQ";
+}
+const char *kind(ibv_pd * /*unused*/)
+{
+	return "PD";
+}
+const char *kind(ibv_mr * /*unused*/)
+{
+	return "MR";
+}
+const char *kind(ibv_qp * /*unused*/)
+{
+	return "QP";
+}
+
+/* A deleter calling a libibverbs destroy function; a failure counts. */
+template <typename T, int (*Destroy)(T *)>
+struct destroyer {
+	void operator()(T *p) const noexcept
+	{
+		const int ret = Destroy(p);
+
+		if (ret != 0) {
+			std::printf("FAILED: destroying a %s: %s\n", kind(p),
+				    std::strerror(ret));
+			++failures;
+		}
+	}
+};
+
+using context_ptr =
+	std::unique_ptr<ibv_context, destroyer<ibv_context, ibv_close_device>>;
+using channel_ptr =
+	std::unique_ptr<ibv_comp_channel,
+			destroyer<ibv_comp_channel, ibv_destroy_comp_channel>>;
+using cq_ptr = std::unique_ptr<ibv_cq, destroyer<ibv_cq, ibv_destroy_cq>>;
+using pd_ptr = std::unique_ptr<ibv_pd, destroyer<ibv_pd, ibv_dealloc_pd>>;
+using mr_ptr = std::unique_ptr<ibv_mr, destroyer<ibv_mr, ibv_dereg_mr>>;
+using qp_ptr = std::unique_ptr<ibv_qp, destroyer<ibv_qp, ibv_destroy_qp>>;
+
+/* ---- devices and endpoints ----------------------------------------------- */
+
+struct device {
+	context_ptr ctx;
+	std::string name;
+	ibv_port_attr port{};
+	int gid_index = -1;
+	ibv_gid gid{};
+};
+
+bool is_v4_mapped(const ibv_gid &gid)
+{
+	static constexpr unsigned char prefix[12] = {0, 0, 0, 0, 0,    0,
+						     0, 0, 0, 0, 0xff, 0xff};
+
+	return std::memcmp(gid.raw, prefix, sizeof(prefix)) == 0;
+}
+
+std::string gid_str(const ibv_gid &gid)
+{
+	char s[INET6_ADDRSTRLEN] = {};
+
+	inet_ntop(AF_INET6, gid.raw, s, sizeof(s));
+	return s;
+}
+
+bool open_device(device &d, const char *name)
+{
+	int n = 0;
+	ibv_device **list = ibv_get_device_list(&n);
+
+	d.name = name;
+	for (int i = 0; list != nullptr && i < n; ++i)
+		if (std::strcmp(ibv_get_device_name(list[i]), name) == 0)
+			d.ctx.reset(ibv_open_device(list[i]));
+	if (list != nullptr)
+		ibv_free_device_list(list);
+	if (!d.ctx) {
+		std::printf("FAILED: cannot open %s: %s\n", name,
+			    std::strerror(errno));
+		return false;
+	}
+	if (ibv_query_port(d.ctx.get(), 1, &d.port) != 0) {
+		std::printf("FAILED: query_port %s: %s\n", name,
+			    std::strerror(errno));
+		return false;
+	}
+	std::vector<ibv_gid_entry> gids(d.port.gid_tbl_len);
+	const ssize_t count =
+		ibv_query_gid_table(d.ctx.get(), gids.data(), gids.size(), 0);
+	for (ssize_t i = 0; i < count; ++i) {
+		const ibv_gid_entry &e = gids[static_cast<std::size_t>(i)];
+
+		if (e.port_num == 1 && e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
+		    is_v4_mapped(e.gid)) {
+			d.gid_index = static_cast<int>(e.gid_index);
+			d.gid = e.gid;
+			break;
+		}
+	}
+	if (d.gid_index < 0) {
+		std::printf("FAILED: %s has no RoCE v2 IPv4 GID (%zd GIDs)\n",
+			    name, count);
+		return false;
+	}
+	std::printf("%s: GID %d %s, active MTU %d\n", name, d.gid_index,
+		    gid_str(d.gid).c_str(), 128 << d.port.active_mtu);
+	return true;
+}
+
+/* What an endpoint is created and connected with. */
+struct qp_opts {
+	std::uint32_t send_wr = 16;
+	std::uint32_t recv_wr = 16;
+	std::uint32_t send_sge = 4;
+	std::uint32_t recv_sge = 4;
+	std::uint32_t inline_data = 0;
+	int cqe = 64;
+	bool sig_all = false;
+	bool channel = false;
+	std::size_t buf_size = std::size_t{64} * 1024;
+	ibv_mtu mtu = IBV_MTU_1024;
+	std::uint8_t min_rnr_timer = 12; /* 0.64 ms; responder */
+	std::uint8_t rnr_retry = 7; /* requester */
+	std::uint8_t retry_cnt = 7;
+	std::uint8_t timeout = 14; /* 4.096 us * 2^14 = 67 ms */
+};
+
+struct endpoint {
+	device *dev = nullptr;
+	qp_opts opts;
+	channel_ptr ch;
+	cq_ptr scq;
+	cq_ptr rcq;
+	pd_ptr pd;
+	std::vector<unsigned char> buf;
+	mr_ptr mr;
+	qp_ptr qp;
+	ibv_qp_cap cap{};
+	std::uint32_t psn = 0;
+	/* Events taken from ch and not yet acknowledged, per CQ. */
+	unsigned int scq_unacked = 0;
+	unsigned int rcq_unacked = 0;
+
+	endpoint() = default;
+	endpoint(const endpoint &) = delete;
+	endpoint &operator=(const endpoint &) = delete;
+	endpoint(endpoint &&) = delete;
+	endpoint &operator=(endpoint &&) = delete;
+	/* A CQ with unacknowledged events cannot be destroyed. */
+	~endpoint()
+	{
+		if (scq_unacked != 0)
+			ibv_ack_cq_events(scq.get(), scq_unacked);
+		if (rcq_unacked != 0)
+			ibv_ack_cq_events(rcq.get(), rcq_unacked);
+	}
+
+	std::uint64_t addr(std::size_t off = 0)
+	{
+		return reinterpret_cast<std::uintptr_t>(buf.data() + off);
+	}
+};
+
+std::uint32_t next_psn()
+{
+	static std::uint32_t psn = 0x1234;
+
+	psn = (psn * 1103515245U + 12345U) & 0xffffff;
+	return psn;
+}
+
+ibv_qp_cap query_cap(ibv_qp *qp)
+{
+	ibv_qp_attr a{};
+	ibv_qp_init_attr ia{};
+
+	if (ibv_query_qp(qp, &a, IBV_QP_CAP, &ia) != 0)
+		return {};
+	return a.cap;
+}
+
+ibv_qp_state qp_state(ibv_qp *qp)
+{
+	ibv_qp_attr a{};
+	ibv_qp_init_attr ia{};
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) != 0)
+		return static_cast<ibv_qp_state>(-1);
+	return a.qp_state;
+}
+
+/* PD, CQs (on a channel if asked), a registered buffer and an RC QP. */
+bool make_endpoint(endpoint &e, device &d, const qp_opts &o)
+{
+	ibv_context *ctx = d.ctx.get();
+
+	e.dev = &d;
+	e.opts = o;
+	if (o.channel) {
+		e.ch.reset(ibv_create_comp_channel(ctx));
+		REQUIRE(e.ch != nullptr);
+	}
+	e.scq.reset(ibv_create_cq(ctx, o.cqe, &e, e.ch.get(), 0));
+	e.rcq.reset(ibv_create_cq(ctx, o.cqe, &e, e.ch.get(), 0));
+	e.pd.reset(ibv_alloc_pd(ctx));
+	REQUIRE(e.scq != nullptr && e.rcq != nullptr && e.pd != nullptr);
+	e.buf.assign(o.buf_size, 0);
+	e.mr.reset(ibv_reg_mr(e.pd.get(), e.buf.data(), e.buf.size(), acc_lw));
+	REQUIRE(e.mr != nullptr);
+
+	ibv_qp_init_attr ia{};
+	ia.send_cq = e.scq.get();
+	ia.recv_cq = e.rcq.get();
+	ia.qp_type = IBV_QPT_RC;
+	ia.sq_sig_all = o.sig_all ? 1 : 0;
+	ia.cap.max_send_wr = o.send_wr;
+	ia.cap.max_recv_wr = o.recv_wr;
+	ia.cap.max_send_sge = o.send_sge;
+	ia.cap.max_recv_sge = o.recv_sge;
+	ia.cap.max_inline_data = o.inline_data;
+	e.qp.reset(ibv_create_qp(e.pd.get(), &ia));
+	REQUIRE(e.qp != nullptr);
+	e.cap = query_cap(e.qp.get());
+	return true;
+}
+
+int to_init(ibv_qp *qp)
+{
+	ibv_qp_attr a{};
+
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE;
+	return ibv_modify_qp(qp, &a,
+			     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				     IBV_QP_ACCESS_FLAGS);
+}
+
+constexpr int rtr_mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+constexpr int rts_mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			 IBV_QP_MAX_QP_RD_ATOMIC;
+
+ibv_qp_attr rtr_attr(const endpoint &e, const endpoint &peer)
+{
+	ibv_qp_attr a{};
+
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = e.opts.mtu;
+	a.dest_qp_num = peer.qp->qp_num;
+	a.rq_psn = peer.psn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = e.opts.min_rnr_timer;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = peer.dev->gid;
+	a.ah_attr.grh.sgid_index = static_cast<std::uint8_t>(e.dev->gid_index);
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	return a;
+}
+
+ibv_qp_attr rts_attr(const endpoint &e)
+{
+	ibv_qp_attr a{};
+
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = e.opts.timeout;
+	a.retry_cnt = e.opts.retry_cnt;
+	a.rnr_retry = e.opts.rnr_retry;
+	a.sq_psn = e.psn;
+	a.max_rd_atomic = 1;
+	return a;
+}
+
+int to_rtr(endpoint &e, const endpoint &peer)
+{
+	ibv_qp_attr a = rtr_attr(e, peer);
+
+	return ibv_modify_qp(e.qp.get(), &a, rtr_mask);
+}
+
+int to_rts(endpoint &e)
+{
+	ibv_qp_attr a = rts_attr(e);
+
+	return ibv_modify_qp(e.qp.get(), &a, rts_mask);
+}
+
+int to_state(ibv_qp *qp, ibv_qp_state s)
+{
+	ibv_qp_attr a{};
+
+	a.qp_state = s;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
+}
+
+/*
+ * Both QPs from RESET (or INIT) to RTS, each pointing at the other, with
+ * fresh PSNs.  With b_rts false, B stays in RTR (a pure responder).
+ */
+bool connect(endpoint &a, endpoint &b, bool b_rts = true)
+{
+	a.psn = next_psn();
+	b.psn = next_psn();
+	REQUIRE(to_init(a.qp.get()) == 0);
+	REQUIRE(to_init(b.qp.get()) == 0);
+	REQUIRE(to_rtr(a, b) == 0);
+	REQUIRE(to_rtr(b, a) == 0);
+	REQUIRE(to_rts(a) == 0);
+	if (b_rts)
+		REQUIRE(to_rts(b) == 0);
+	return true;
+}
+
+/* Both QPs back to RESET (their queues empty) and connected again. */
+bool reconnect(endpoint &a, endpoint &b)
+{
+	REQUIRE(to_state(a.qp.get(), IBV_QPS_RESET) == 0);
+	REQUIRE(to_state(b.qp.get(), IBV_QPS_RESET) == 0);
+	return connect(a, b);
+}
+
+/* ---- posting and completions --------------------------------------------- */
+
+int post_sges(endpoint &e, std::uint64_t wr_id, ibv_sge *sges, int num_sge,
+	      ibv_wr_opcode op = IBV_WR_SEND,
+	      unsigned int flags = IBV_SEND_SIGNALED, std::uint32_t imm = 0)
+{
+	ibv_send_wr wr{};
+	ibv_send_wr *bad = nullptr;
+
+	wr.wr_id = wr_id;
+	wr.sg_list = sges;
+	wr.num_sge = num_sge;
+	wr.opcode = op;
+	wr.send_flags = flags;
+	wr.imm_data = imm;
+	const int ret = ibv_post_send(e.qp.get(), &wr, &bad);
+	if (ret != 0 && bad != &wr) {
+		std::printf("FAILED: post_send returned %d but bad_wr %p\n",
+			    ret, static_cast<void *>(bad));
+		++failures;
+	}
+	return ret;
+}
+
+/* One SGE of e's buffer. */
+int post_send(endpoint &e, std::uint64_t wr_id, std::size_t off,
+	      std::uint32_t len, ibv_wr_opcode op = IBV_WR_SEND,
+	      unsigned int flags = IBV_SEND_SIGNALED, std::uint32_t imm = 0)
+{
+	ibv_sge sge{e.addr(off), len, e.mr->lkey};
+
+	return post_sges(e, wr_id, &sge, len != 0 ? 1 : 0, op, flags, imm);
+}
+
+int post_recv_sges(endpoint &e, std::uint64_t wr_id, ibv_sge *sges, int num_sge)
+{
+	ibv_recv_wr wr{};
+	ibv_recv_wr *bad = nullptr;
+
+	wr.wr_id = wr_id;
+	wr.sg_list = sges;
+	wr.num_sge = num_sge;
+	const int ret = ibv_post_recv(e.qp.get(), &wr, &bad);
+	if (ret != 0 && bad != &wr) {
+		std::printf("FAILED: post_recv returned %d but bad_wr %p\n",
+			    ret, static_cast<void *>(bad));
+		++failures;
+	}
+	return ret;
+}
+
+int post_recv(endpoint &e, std::uint64_t wr_id, std::size_t off,
+	      std::uint32_t len)
+{
+	ibv_sge sge{e.addr(off), len, e.mr->lkey};
+
+	return post_recv_sges(e, wr_id, &sge, 1);
+}
+
+using clock_type = std::chrono::steady_clock;
+
+clock_type::time_point deadline_in(int ms)
+{
+	return clock_type::now() + std::chrono::milliseconds(ms * scale);
+}
+
+/* The next completion of cq within ms (scaled), polling. */
+std::optional<ibv_wc> wait_wc(ibv_cq *cq, int ms = 10000)
+{
+	const auto deadline = deadline_in(ms);
+	ibv_wc wc{};
+
+	for (unsigned int spins = 0;; ++spins) {
+		const int n = ibv_poll_cq(cq, 1, &wc);
+
+		if (n < 0) {
+			std::printf("FAILED: poll_cq returned %d\n", n);
+			++failures;
+			return std::nullopt;
+		}
+		if (n == 1)
+			return wc;
+		if (clock_type::now() > deadline)
+			return std::nullopt;
+		if (spins > 100)
+			usleep(100);
+	}
+}
+
+void print_wc(const char *what, const ibv_wc &wc)
+{
+	std::printf("  %s: wr_id %" PRIu64 " status %s (%d) opcode %d "
+		    "byte_len %u wc_flags %#x imm %#x qp %#x vendor_err %#x\n",
+		    what, wc.wr_id, ibv_wc_status_str(wc.status), wc.status,
+		    wc.opcode, wc.byte_len, wc.wc_flags, ntohl(wc.imm_data),
+		    wc.qp_num, wc.vendor_err);
+}
+
+/*
+ * The next completion of cq is wr_id with status (and, for a success,
+ * opcode); it is printed when verbose or when it is not as expected.
+ */
+std::optional<ibv_wc> expect_wc(const char *what, ibv_cq *cq,
+				std::uint64_t wr_id, ibv_wc_status status,
+				ibv_wc_opcode opcode, bool verbose = true)
+{
+	const std::optional<ibv_wc> wc = wait_wc(cq);
+
+	if (!wc) {
+		std::printf("FAILED: %s: no completion of wr_id %" PRIu64
+			    " (expected %s)\n",
+			    what, wr_id, ibv_wc_status_str(status));
+		++failures;
+		return std::nullopt;
+	}
+	const bool ok = wc->wr_id == wr_id && wc->status == status &&
+			(status != IBV_WC_SUCCESS || wc->opcode == opcode);
+	if (verbose || !ok)
+		print_wc(what, *wc);
+	if (!ok) {
+		std::printf("FAILED: %s: expected wr_id %" PRIu64
+			    " status %s opcode %d\n",
+			    what, wr_id, ibv_wc_status_str(status), opcode);
+		++failures;
+		return std::nullopt;
+	}
+	return wc;
+}
+
+/* Nothing completes on cq within ms (scaled). */
+bool no_wc(const char *what, ibv_cq *cq, int ms)
+{
+	const std::optional<ibv_wc> wc = wait_wc(cq, ms);
+
+	if (wc) {
+		print_wc(what, *wc);
+		std::printf("FAILED: %s: unexpected completion\n", what);
+		++failures;
+		return false;
+	}
+	std::printf("ok: %s: no completion within %d ms\n", what, ms * scale);
+	return true;
+}
+
+/* ---- data ------------------------------------------------------------------ */
+
+unsigned char pattern(std::uint32_t msg, std::size_t i)
+{
+	return static_cast<unsigned char>(std::size_t{msg} * 131U + i * 7U +
+					  (i >> 8U) + 1U);
+}
+
+void fill(unsigned char *p, std::size_t len, std::uint32_t msg)
+{
+	for (std::size_t i = 0; i < len; ++i)
+		p[i] = pattern(msg, i);
+}
+
+/* p holds message msg from byte from on, for len bytes; -1 or a mismatch. */
+long mismatch(const unsigned char *p, std::size_t len, std::uint32_t msg,
+	      std::size_t from = 0)
+{
+	for (std::size_t i = 0; i < len; ++i)
+		if (p[i] != pattern(msg, from + i))
+			return static_cast<long>(i);
+	return -1;
+}
+
+/* ---- wrap -------------------------------------------------------------------- */
+
+constexpr std::uint32_t wrap_sizes[] = {1,    64,   1023, 1024,
+					1025, 2048, 4000, 4096};
+constexpr std::size_t slot_size = 4096;
+
+/*
+ * n messages through the QP pair, at most depth outstanding on each side.
+ * signal_every: 1 signals every send; k > 1 signals every k-th (and the
+ * last), posting sends in lists.  msg0 numbers the first message.
+ */
+bool stream(endpoint &a, endpoint &b, std::uint32_t msg0, std::uint32_t n,
+	    std::uint32_t depth, std::uint32_t signal_every)
+{
+	std::uint32_t posted_s = 0, done_s = 0, posted_r = 0, done_r = 0;
+	auto progress = deadline_in(10000);
+
+	auto size_of = [msg0](std::uint32_t i) {
+		return wrap_sizes[(msg0 + i) % std::size(wrap_sizes)];
+	};
+	while (done_r < n || done_s < n) {
+		/* Receives first, as a list of everything there is room for. */
+		ibv_recv_wr rwr[16];
+		ibv_sge rsge[16];
+		int nr = 0;
+		while (posted_r < n && posted_r - done_r < depth && nr < 16) {
+			const std::size_t off = (posted_r % depth) * slot_size;
+			std::memset(b.buf.data() + off, 0, slot_size);
+			rsge[nr] = {b.addr(off), slot_size, b.mr->lkey};
+			rwr[nr] = {};
+			rwr[nr].wr_id = posted_r;
+			rwr[nr].sg_list = &rsge[nr];
+			rwr[nr].num_sge = 1;
+			if (nr > 0)
+				rwr[nr - 1].next = &rwr[nr];
+			++nr;
+			++posted_r;
+		}
+		if (nr > 0) {
+			ibv_recv_wr *bad = nullptr;
+			const int ret = ibv_post_recv(b.qp.get(), rwr, &bad);
+			EXPECT(ret == 0, "post_recv of %d: %s", nr,
+			       std::strerror(ret));
+		}
+
+		/* Sends: never ahead of the receives posted. */
+		ibv_send_wr swr[16];
+		ibv_sge ssge[16];
+		int ns = 0;
+		while (posted_s < n && posted_s < posted_r &&
+		       posted_s - done_s < depth && ns < 16) {
+			const std::size_t off = (posted_s % depth) * slot_size;
+			const std::uint32_t len = size_of(posted_s);
+			fill(a.buf.data() + off, len, msg0 + posted_s);
+			ssge[ns] = {a.addr(off), len, a.mr->lkey};
+			swr[ns] = {};
+			swr[ns].wr_id = posted_s;
+			swr[ns].sg_list = &ssge[ns];
+			swr[ns].num_sge = 1;
+			swr[ns].opcode = IBV_WR_SEND;
+			if (signal_every <= 1 ||
+			    posted_s % signal_every == signal_every - 1 ||
+			    posted_s + 1 == n)
+				swr[ns].send_flags = IBV_SEND_SIGNALED;
+			if (ns > 0)
+				swr[ns - 1].next = &swr[ns];
+			++ns;
+			++posted_s;
+			if (signal_every <= 1)
+				break; /* one at a time */
+		}
+		if (ns > 0) {
+			ibv_send_wr *bad = nullptr;
+			const int ret = ibv_post_send(a.qp.get(), swr, &bad);
+			EXPECT(ret == 0, "post_send of %d at %u: %s", ns,
+			       posted_s - ns, std::strerror(ret));
+		}
+
+		ibv_wc wc[8];
+		int got = ibv_poll_cq(a.scq.get(), 8, wc);
+		EXPECT(got >= 0, "poll_cq %d", got);
+		for (int i = 0; i < got; ++i) {
+			EXPECT(wc[i].status == IBV_WC_SUCCESS &&
+				       wc[i].opcode == IBV_WC_SEND &&
+				       wc[i].wr_id >= done_s &&
+				       wc[i].wr_id < posted_s,
+			       "send wc wr_id %" PRIu64
+			       " status %s opcode %d, expected "
+			       "%u..%u",
+			       wc[i].wr_id, ibv_wc_status_str(wc[i].status),
+			       wc[i].opcode, done_s, posted_s - 1);
+			EXPECT(signal_every > 1 || wc[i].wr_id == done_s,
+			       "send wc wr_id %" PRIu64 ", expected %u",
+			       wc[i].wr_id, done_s);
+			done_s = static_cast<std::uint32_t>(wc[i].wr_id) + 1;
+			progress = deadline_in(10000);
+		}
+		got = ibv_poll_cq(b.rcq.get(), 8, wc);
+		EXPECT(got >= 0, "poll_cq %d", got);
+		for (int i = 0; i < got; ++i) {
+			const std::uint32_t len = size_of(done_r);
+			const unsigned char *p =
+				b.buf.data() + (done_r % depth) * slot_size;
+			EXPECT(wc[i].status == IBV_WC_SUCCESS &&
+				       wc[i].opcode == IBV_WC_RECV &&
+				       wc[i].wr_id == done_r &&
+				       wc[i].byte_len == len &&
+				       (wc[i].wc_flags & IBV_WC_WITH_IMM) == 0,
+			       "recv wc wr_id %" PRIu64
+			       " status %s opcode %d byte_len %u flags %#x; "
+			       "expected %u, %u bytes",
+			       wc[i].wr_id, ibv_wc_status_str(wc[i].status),
+			       wc[i].opcode, wc[i].byte_len, wc[i].wc_flags,
+			       done_r, len);
+			const long bad = mismatch(p, len, msg0 + done_r);
+			EXPECT(bad < 0, "message %u: byte %ld of %u differs",
+			       msg0 + done_r, bad, len);
+			EXPECT(p[len] == 0 || len == slot_size,
+			       "message %u: byte after the end written",
+			       msg0 + done_r);
+			++done_r;
+			progress = deadline_in(10000);
+		}
+		if (nr == 0 && ns == 0 && got == 0)
+			usleep(20);
+		EXPECT(clock_type::now() < progress,
+		       "no progress for 10 s: sent %u/%u completed %u, "
+		       "received %u/%u posted",
+		       posted_s, n, done_s, done_r, posted_r);
+	}
+	return true;
+}
+
+bool check_wrap(device &da, device &db)
+{
+	constexpr std::uint32_t depth = 4;
+	qp_opts o;
+	o.send_wr = depth;
+	o.recv_wr = depth;
+	o.cqe = depth;
+	o.buf_size = depth * slot_size;
+	endpoint a, b;
+
+	REQUIRE(make_endpoint(a, da, o));
+	REQUIRE(make_endpoint(b, db, o));
+	std::printf("  granted: send_wr %u recv_wr %u, CQs of %d and %d\n",
+		    a.cap.max_send_wr, b.cap.max_recv_wr, a.scq->cqe,
+		    b.rcq->cqe);
+	REQUIRE(a.cap.max_send_wr == depth && b.cap.max_recv_wr == depth);
+	/* Start the PSNs just below 2^24: they wrap as well. */
+	REQUIRE(to_init(a.qp.get()) == 0 && to_init(b.qp.get()) == 0);
+	a.psn = 0xffffff - 40;
+	b.psn = 0xffffff - 3;
+	REQUIRE(to_rtr(a, b) == 0 && to_rtr(b, a) == 0);
+	REQUIRE(to_rts(a) == 0 && to_rts(b) == 0);
+
+	REQUIRE(stream(a, b, 0, 500, depth, 1));
+	std::printf("ok: 500 signaled sends of 1..4096 bytes, depth %u\n",
+		    depth);
+	REQUIRE(stream(a, b, 500, 500, depth, depth));
+	std::printf("ok: 500 sends in lists, every %u-th signaled\n", depth);
+	/* And the other way round on the same QPs. */
+	REQUIRE(stream(b, a, 1000, 100, depth, 1));
+	std::printf("ok: 100 sends from B to A\n");
+	CHECK(qp_state(a.qp.get()) == IBV_QPS_RTS);
+	CHECK(qp_state(b.qp.get()) == IBV_QPS_RTS);
+	return true;
+}
+
+/* ---- full -------------------------------------------------------------------- */
+
+bool check_full(device &da, device &db)
+{
+	qp_opts o;
+	o.send_wr = 10;
+	o.recv_wr = 10;
+	o.cqe = 256;
+
+	/* The receive queue of a QP in INIT: nothing consumes it. */
+	{
+		endpoint c;
+		REQUIRE(make_endpoint(c, db, o));
+		REQUIRE(to_init(c.qp.get()) == 0);
+		const std::uint32_t r = query_cap(c.qp.get()).max_recv_wr;
+		std::printf("  max_recv_wr asked 10, ibv_query_qp says %u\n",
+			    r);
+		REQUIRE(r >= 10);
+		for (std::uint32_t i = 0; i + 1 < r; ++i)
+			EXPECT(post_recv(c, i, 0, 64) == 0, "post_recv %u", i);
+		/* A list of two with room for one: the second is bad_wr. */
+		ibv_sge sge[2] = {{c.addr(), 64, c.mr->lkey},
+				  {c.addr(), 64, c.mr->lkey}};
+		ibv_recv_wr wr[2] = {};
+		wr[0].wr_id = r - 1;
+		wr[0].sg_list = &sge[0];
+		wr[0].num_sge = 1;
+		wr[0].next = &wr[1];
+		wr[1].wr_id = r;
+		wr[1].sg_list = &sge[1];
+		wr[1].num_sge = 1;
+		ibv_recv_wr *bad = nullptr;
+		CHECK(ibv_post_recv(c.qp.get(), wr, &bad) == ENOMEM &&
+		      bad == &wr[1]);
+		CHECK(post_recv(c, r + 1, 0, 64) == ENOMEM);
+		/* RESET empties the queue; it holds r receives again. */
+		CHECK(to_state(c.qp.get(), IBV_QPS_RESET) == 0);
+		CHECK(to_init(c.qp.get()) == 0);
+		std::uint32_t n = 0;
+		while (n <= r && post_recv(c, n, 0, 64) == 0)
+			++n;
+		std::printf("  after RESET: %u receives posted\n", n);
+		CHECK(n == r);
+	}
+
+	/*
+	 * The send queue: B has no receive posted and A retries RNR NAKs
+	 * forever, so nothing A posts retires until B posts receives.
+	 */
+	o.recv_wr = 64;
+	o.min_rnr_timer = 14; /* 1.28 ms */
+	endpoint a, b;
+	REQUIRE(make_endpoint(a, da, o));
+	REQUIRE(make_endpoint(b, db, o));
+	REQUIRE(connect(a, b));
+	const std::uint32_t s = query_cap(a.qp.get()).max_send_wr;
+	std::printf("  max_send_wr asked 10, ibv_query_qp says %u\n", s);
+	REQUIRE(s >= 10 && s <= b.cap.max_recv_wr);
+	for (std::uint32_t i = 0; i < s; ++i) {
+		fill(a.buf.data() + std::size_t{i} * 256, 256, i);
+		EXPECT(post_send(a, i, std::size_t{i} * 256, 256) == 0,
+		       "post_send %u", i);
+	}
+	CHECK(post_send(a, s, 0, 256) == ENOMEM);
+	CHECK(no_wc("A's sends while B has no receive", a.scq.get(), 300));
+	CHECK(post_send(a, s, 0, 256) == ENOMEM);
+
+	/* B's receives let everything through, in order. */
+	for (std::uint32_t i = 0; i < s; ++i)
+		EXPECT(post_recv(b, i, std::size_t{i} * 256, 256) == 0,
+		       "post_recv %u", i);
+	for (std::uint32_t i = 0; i < s; ++i) {
+		REQUIRE(expect_wc("send", a.scq.get(), i, IBV_WC_SUCCESS,
+				  IBV_WC_SEND, false));
+		const auto wc = expect_wc("recv", b.rcq.get(), i,
+					  IBV_WC_SUCCESS, IBV_WC_RECV, false);
+		REQUIRE(wc && wc->byte_len == 256);
+		EXPECT(mismatch(b.buf.data() + std::size_t{i} * 256, 256, i) <
+			       0,
+		       "message %u differs", i);
+	}
+	std::printf("ok: %u sends and receives completed after the late "
+		    "receives\n",
+		    s);
+
+	/* Drained: the full depth can be posted again. */
+	for (std::uint32_t i = 0; i < s; ++i)
+		EXPECT(post_recv(b, s + i, std::size_t{i} * 256, 256) == 0,
+		       "post_recv %u", s + i);
+	for (std::uint32_t i = 0; i < s; ++i)
+		EXPECT(post_send(a, s + i, std::size_t{i} * 256, 256) == 0,
+		       "post_send %u", s + i);
+	for (std::uint32_t i = 0; i < s; ++i) {
+		REQUIRE(expect_wc("send", a.scq.get(), s + i, IBV_WC_SUCCESS,
+				  IBV_WC_SEND, false));
+		REQUIRE(expect_wc("recv", b.rcq.get(), s + i, IBV_WC_SUCCESS,
+				  IBV_WC_RECV, false));
+	}
+	std::printf("ok: the full depth again after draining\n");
+	return true;
+}
+
+/* ---- state ------------------------------------------------------------------- */
+
+/* modify_qp must fail with want (EINVAL) and leave the state alone. */
+bool modify_refused(ibv_qp *qp, ibv_qp_attr attr, int mask, const char *what,
+		    int want = EINVAL)
+{
+	const ibv_qp_state before = qp_state(qp);
+	const int ret = ibv_modify_qp(qp, &attr, mask);
+	const ibv_qp_state after = qp_state(qp);
+
+	std::printf("  %s: %d (%s), state %d -> %d\n", what, ret,
+		    ret != 0 ? std::strerror(ret) : "accepted", before, after);
+	return ret == want && before == after;
+}
+
+bool send_refused(endpoint &e, const char *what)
+{
+	const int ret = post_send(e, 1, 0, 16);
+
+	std::printf("  post_send in %s: %d (%s)\n", what, ret,
+		    ret != 0 ? std::strerror(ret) : "accepted");
+	return ret != 0;
+}
+
+bool check_state(device &da, device &db)
+{
+	qp_opts o;
+	endpoint a, b;
+
+	REQUIRE(make_endpoint(a, da, o));
+	REQUIRE(make_endpoint(b, db, o));
+	ibv_qp *qa = a.qp.get();
+	a.psn = next_psn();
+	b.psn = next_psn();
+
+	/* RESET */
+	CHECK(qp_state(qa) == IBV_QPS_RESET);
+	CHECK(send_refused(a, "RESET"));
+	const int rret = post_recv(a, 1, 0, 16);
+	std::printf("  post_recv in RESET: %d (%s)\n", rret,
+		    std::strerror(rret));
+	CHECK(rret != 0);
+	ibv_qp_attr x{};
+	CHECK(modify_refused(qa, rtr_attr(a, b), rtr_mask, "RESET -> RTR"));
+	CHECK(modify_refused(qa, rts_attr(a), rts_mask, "RESET -> RTS"));
+	x.qp_state = IBV_QPS_SQD;
+	CHECK(modify_refused(qa, x, IBV_QP_STATE, "RESET -> SQD"));
+	x = {};
+	x.qp_state = IBV_QPS_INIT;
+	x.port_num = 2;
+	const int init_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			      IBV_QP_ACCESS_FLAGS;
+	CHECK(modify_refused(qa, x, init_mask, "RESET -> INIT on port 2"));
+	x.port_num = 1;
+	x.pkey_index = 5;
+	CHECK(modify_refused(qa, x, init_mask,
+			     "RESET -> INIT with P_Key index 5"));
+
+	/* INIT */
+	REQUIRE(to_init(qa) == 0);
+	CHECK(qp_state(qa) == IBV_QPS_INIT);
+	CHECK(send_refused(a, "INIT"));
+	CHECK(post_recv(a, 2, 0, 16) == 0);
+	CHECK(to_init(qa) == 0); /* INIT -> INIT is allowed */
+	CHECK(modify_refused(qa, rts_attr(a), rts_mask, "INIT -> RTS"));
+	CHECK(modify_refused(qa, rtr_attr(a, b), rtr_mask & ~IBV_QP_AV,
+			     "INIT -> RTR without an address vector"));
+	CHECK(modify_refused(qa, rtr_attr(a, b), rtr_mask & ~IBV_QP_DEST_QPN,
+			     "INIT -> RTR without a destination QP"));
+	ibv_qp_attr r = rtr_attr(a, b);
+	r.dest_qp_num = 1U << 24;
+	CHECK(modify_refused(qa, r, rtr_mask, "INIT -> RTR with a 25-bit QPN"));
+	/* An empty GID entry: the RDMA core answers ENODATA. */
+	r = rtr_attr(a, b);
+	r.ah_attr.grh.sgid_index = 200;
+	CHECK(modify_refused(qa, r, rtr_mask,
+			     "INIT -> RTR with an empty source GID entry",
+			     ENODATA));
+	if (a.dev->port.active_mtu < IBV_MTU_4096) {
+		r = rtr_attr(a, b);
+		r.path_mtu = static_cast<ibv_mtu>(a.dev->port.active_mtu + 1);
+		CHECK(modify_refused(qa, r, rtr_mask,
+				     "INIT -> RTR with a path MTU above the "
+				     "port's"));
+	}
+
+	/* RTR */
+	REQUIRE(to_rtr(a, b) == 0);
+	CHECK(qp_state(qa) == IBV_QPS_RTR);
+	CHECK(send_refused(a, "RTR"));
+	CHECK(post_recv(a, 3, 0, 16) == 0);
+	x = {};
+	x.qp_state = IBV_QPS_INIT;
+	CHECK(modify_refused(qa, x, IBV_QP_STATE, "RTR -> INIT"));
+	CHECK(modify_refused(qa, rts_attr(a), IBV_QP_STATE,
+			     "RTR -> RTS without its attributes"));
+	ibv_qp_attr t = rts_attr(a);
+	t.retry_cnt = 8;
+	CHECK(modify_refused(qa, t, rts_mask, "RTR -> RTS with retry count 8"));
+	t = rts_attr(a);
+	t.timeout = 32;
+	CHECK(modify_refused(qa, t, rts_mask, "RTR -> RTS with timeout 32"));
+
+	/* RTS */
+	REQUIRE(to_rts(a) == 0);
+	CHECK(qp_state(qa) == IBV_QPS_RTS);
+	CHECK(modify_refused(qa, rtr_attr(a, b), rtr_mask, "RTS -> RTR"));
+	x = {};
+	x.qp_state = IBV_QPS_INIT;
+	CHECK(modify_refused(qa, x, IBV_QP_STATE, "RTS -> INIT"));
+	/* RTS -> RTS with a new RNR timer is allowed. */
+	x = {};
+	x.qp_state = IBV_QPS_RTS;
+	x.min_rnr_timer = 14;
+	CHECK(ibv_modify_qp(qa, &x, IBV_QP_STATE | IBV_QP_MIN_RNR_TIMER) == 0);
+	CHECK(qp_state(qa) == IBV_QPS_RTS);
+
+	/* ERROR: the receives posted in INIT and RTR flush; so do sends. */
+	REQUIRE(to_state(qa, IBV_QPS_ERR) == 0);
+	CHECK(qp_state(qa) == IBV_QPS_ERR);
+	CHECK(expect_wc("recv posted in INIT", a.rcq.get(), 2,
+			IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV));
+	CHECK(expect_wc("recv posted in RTR", a.rcq.get(), 3,
+			IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV));
+	CHECK(post_send(a, 4, 0, 16) == 0);
+	CHECK(expect_wc("send posted in ERROR", a.scq.get(), 4,
+			IBV_WC_WR_FLUSH_ERR, IBV_WC_SEND));
+	CHECK(modify_refused(qa, rts_attr(a), rts_mask, "ERROR -> RTS"));
+	x = {};
+	x.qp_state = IBV_QPS_INIT;
+	CHECK(modify_refused(qa, x, init_mask, "ERROR -> INIT"));
+	CHECK(no_wc("A's send CQ", a.scq.get(), 50));
+	CHECK(no_wc("A's receive CQ", a.rcq.get(), 50));
+
+	/* Back to RESET, and usable again. */
+	REQUIRE(to_state(qa, IBV_QPS_RESET) == 0);
+	CHECK(qp_state(qa) == IBV_QPS_RESET);
+	CHECK(send_refused(a, "RESET again"));
+	REQUIRE(to_state(b.qp.get(), IBV_QPS_RESET) == 0);
+	REQUIRE(connect(a, b));
+	fill(a.buf.data(), 100, 7);
+	CHECK(post_recv(b, 10, 0, 100) == 0);
+	CHECK(post_send(a, 11, 0, 100) == 0);
+	CHECK(expect_wc("send after RESET", a.scq.get(), 11, IBV_WC_SUCCESS,
+			IBV_WC_SEND));
+	CHECK(expect_wc("recv after RESET", b.rcq.get(), 10, IBV_WC_SUCCESS,
+			IBV_WC_RECV));
+	CHECK(mismatch(b.buf.data(), 100, 7) < 0);
+	return true;
+}
+
+/* ---- multi-sge ---------------------------------------------------------------- */
+
+struct piece {
+	std::size_t off;
+	std::uint32_t len;
+	bool second; /* in the second region */
+};
+
+bool check_multi_sge(device &da, device &db)
+{
+	qp_opts o;
+	o.send_sge = 8;
+	o.recv_sge = 8;
+	endpoint a, b;
+
+	REQUIRE(make_endpoint(a, da, o));
+	REQUIRE(make_endpoint(b, db, o));
+	std::printf("  granted: send SGEs %u, receive SGEs %u\n",
+		    a.cap.max_send_sge, b.cap.max_recv_sge);
+	REQUIRE(a.cap.max_send_sge >= 8 && b.cap.max_recv_sge >= 8);
+	/* A second region on each side. */
+	std::vector<unsigned char> a2(16384), b2(16384);
+	mr_ptr a2mr(ibv_reg_mr(a.pd.get(), a2.data(), a2.size(), acc_lw));
+	mr_ptr b2mr(ibv_reg_mr(b.pd.get(), b2.data(), b2.size(), acc_lw));
+	REQUIRE(a2mr != nullptr && b2mr != nullptr);
+	REQUIRE(connect(a, b));
+
+	auto sge_of = [](endpoint &e, std::vector<unsigned char> &v,
+			 const mr_ptr &mr2, const piece &p) {
+		unsigned char *base = p.second ? v.data() : e.buf.data();
+		return ibv_sge{reinterpret_cast<std::uintptr_t>(base + p.off),
+			       p.len, p.second ? mr2->lkey : e.mr->lkey};
+	};
+	auto bytes_of = [](endpoint &e, std::vector<unsigned char> &v,
+			   const piece &p) {
+		return (p.second ? v.data() : e.buf.data()) + p.off;
+	};
+
+	/*
+	 * 3552 bytes (4 packets of 1024) gathered from 4 pieces, scattered
+	 * into 4 pieces of 7 + 1000 + 3 + 2600 bytes; none of the
+	 * boundaries is a packet boundary.
+	 */
+	const piece gather[] = {{11, 5, false},
+				{500, 2047, true},
+				{5000, 1, false},
+				{7001, 1499, false}};
+	const piece scatter[] = {{1, 7, false},
+				 {100, 1000, true},
+				 {2001, 3, false},
+				 {3003, 2600, false}};
+	std::uint32_t total = 0;
+	std::vector<ibv_sge> ss, rs;
+	/* Message byte i is pattern(1, i), spread over the pieces. */
+	for (const piece &p : gather) {
+		ss.push_back(sge_of(a, a2, a2mr, p));
+		unsigned char *q = bytes_of(a, a2, p);
+		for (std::uint32_t i = 0; i < p.len; ++i)
+			q[i] = pattern(1, total + i);
+		total += p.len;
+	}
+	std::memset(b.buf.data(), 0xee, b.buf.size());
+	std::memset(b2.data(), 0xee, b2.size());
+	for (const piece &p : scatter)
+		rs.push_back(sge_of(b, b2, b2mr, p));
+	REQUIRE(post_recv_sges(b, 1, rs.data(), static_cast<int>(rs.size())) ==
+		0);
+	REQUIRE(post_sges(a, 1, ss.data(), static_cast<int>(ss.size())) == 0);
+	REQUIRE(expect_wc("send", a.scq.get(), 1, IBV_WC_SUCCESS, IBV_WC_SEND));
+	auto wc =
+		expect_wc("recv", b.rcq.get(), 1, IBV_WC_SUCCESS, IBV_WC_RECV);
+	REQUIRE(wc);
+	CHECK(wc->byte_len == total);
+	std::uint32_t at = 0;
+	for (const piece &p : scatter) {
+		const unsigned char *q = bytes_of(b, b2, p);
+		const std::uint32_t n = std::min(p.len, total - at);
+		const long bad = mismatch(q, n, 1, at);
+		if (bad >= 0)
+			std::printf("  scatter piece at %zu: byte %ld of %u "
+				    "differs\n",
+				    p.off, bad, n);
+		CHECK(bad < 0);
+		CHECK(q[-1] == 0xee);
+		CHECK(q[p.len] == 0xee);
+		for (std::uint32_t i = n; i < p.len; ++i)
+			if (q[i] != 0xee) {
+				std::printf("FAILED: byte %u of the last piece "
+					    "written past the message\n",
+					    i);
+				++failures;
+				break;
+			}
+		at += n;
+	}
+	std::printf("  %u bytes from %zu SGEs into %zu SGEs\n", total,
+		    std::size(gather), std::size(scatter));
+
+	/*
+	 * As many SGEs as granted on both sides, of odd sizes, one after
+	 * the other with gaps of 16 bytes; the last receive SGE takes the
+	 * rest and 5 bytes more.
+	 */
+	const std::uint32_t ns = a.cap.max_send_sge, nr = b.cap.max_recv_sge;
+	ss.clear();
+	rs.clear();
+	total = 0;
+	std::size_t off = 0;
+	for (std::uint32_t i = 0; i < ns; ++i) {
+		const std::uint32_t len = 13 + 97 * i;
+		REQUIRE(off + len <= a.buf.size());
+		ss.push_back({a.addr(off), len, a.mr->lkey});
+		for (std::uint32_t k = 0; k < len; ++k)
+			a.buf[off + k] = pattern(2, total + k);
+		total += len;
+		off += len + 16;
+	}
+	std::uint32_t room = 0;
+	off = 0;
+	for (std::uint32_t i = 0; i < nr; ++i) {
+		std::uint32_t len = 3 + 31 * i;
+		if (i + 1 == nr) {
+			REQUIRE(room < total);
+			len = total - room + 5;
+		}
+		REQUIRE(off + len <= b.buf.size());
+		rs.push_back({b.addr(off), len, b.mr->lkey});
+		room += len;
+		off += len + 16;
+	}
+	std::memset(b.buf.data(), 0xee, b.buf.size());
+	REQUIRE(post_recv_sges(b, 2, rs.data(), static_cast<int>(rs.size())) ==
+		0);
+	REQUIRE(post_sges(a, 2, ss.data(), static_cast<int>(ss.size())) == 0);
+	REQUIRE(expect_wc("send", a.scq.get(), 2, IBV_WC_SUCCESS, IBV_WC_SEND));
+	wc = expect_wc("recv", b.rcq.get(), 2, IBV_WC_SUCCESS, IBV_WC_RECV);
+	REQUIRE(wc);
+	CHECK(wc->byte_len == total);
+	at = 0;
+	bool same = true;
+	for (const ibv_sge &s : rs) {
+		const std::uint32_t n = std::min(s.length, total - at);
+		if (mismatch(b.buf.data() + (s.addr - b.addr()), n, 2, at) >= 0)
+			same = false;
+		at += n;
+	}
+	std::printf("  %u bytes from %u SGEs into %u SGEs\n", total, ns, nr);
+	CHECK(same);
+
+	/* One SGE more than granted is refused by post_send/post_recv. */
+	ss.push_back(ss.back());
+	rs.push_back(rs.back());
+	CHECK(post_recv_sges(b, 3, rs.data(), static_cast<int>(rs.size())) !=
+	      0);
+	CHECK(post_sges(a, 3, ss.data(), static_cast<int>(ss.size())) != 0);
+	CHECK(no_wc("A's send CQ", a.scq.get(), 50));
+	CHECK(qp_state(a.qp.get()) == IBV_QPS_RTS);
+	return true;
+}
+
+/* ---- imm ---------------------------------------------------------------------- */
+
+bool check_imm(device &da, device &db)
+{
+	qp_opts o;
+	endpoint a, b;
+
+	REQUIRE(make_endpoint(a, da, o));
+	REQUIRE(make_endpoint(b, db, o));
+	REQUIRE(connect(a, b));
+
+	struct {
+		std::uint32_t len;
+		bool imm;
+		std::uint32_t value;
+	} const cases[] = {
+		{100, true, 0x12345678},
+		{0, true, 0xdeadbeef},
+		{5000, true, 0x01020304},
+		{10, false, 0},
+		{0, false, 0},
+		{1, true, 0},
+	};
+	std::uint64_t id = 1;
+	for (const auto &c : cases) {
+		std::printf("  %s of %u bytes, imm %#x\n",
+			    c.imm ? "SEND_WITH_IMM" : "SEND", c.len, c.value);
+		fill(a.buf.data(), c.len, static_cast<std::uint32_t>(id));
+		std::memset(b.buf.data(), 0, 8192);
+		CHECK(post_recv(b, id, 0, 8192) == 0);
+		CHECK(post_send(a, id, 0, c.len,
+				c.imm ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND,
+				IBV_SEND_SIGNALED, htonl(c.value)) == 0);
+		CHECK(expect_wc("send", a.scq.get(), id, IBV_WC_SUCCESS,
+				IBV_WC_SEND));
+		const auto wc = expect_wc("recv", b.rcq.get(), id,
+					  IBV_WC_SUCCESS, IBV_WC_RECV);
+		REQUIRE(wc);
+		CHECK(wc->byte_len == c.len);
+		CHECK(mismatch(b.buf.data(), c.len,
+			       static_cast<std::uint32_t>(id)) < 0);
+		if (c.imm) {
+			CHECK((wc->wc_flags & IBV_WC_WITH_IMM) != 0);
+			CHECK(wc->imm_data == htonl(c.value));
+		} else {
+			CHECK((wc->wc_flags & IBV_WC_WITH_IMM) == 0);
+		}
+		CHECK(wc->qp_num == b.qp->qp_num);
+		++id;
+	}
+	return true;
+}
+
+/* ---- solicited and events --------------------------------------------------- */
+
+/* An event on ch within ms (scaled)?  Taken and acknowledged if so. */
+bool channel_event(endpoint &e, int ms, ibv_cq **which)
+{
+	pollfd p{e.ch->fd, POLLIN, 0};
+	const int n = poll(&p, 1, ms * scale);
+
+	if (n <= 0)
+		return false;
+	ibv_cq *cq = nullptr;
+	void *cq_ctx = nullptr;
+	if (ibv_get_cq_event(e.ch.get(), &cq, &cq_ctx) != 0) {
+		std::printf("FAILED: get_cq_event: %s\n", std::strerror(errno));
+		++failures;
+		return false;
+	}
+	if (cq_ctx != &e) {
+		std::printf("FAILED: the event's cq_context is not the "
+			    "endpoint's\n");
+		++failures;
+	}
+	if (cq == e.scq.get())
+		++e.scq_unacked;
+	else if (cq == e.rcq.get())
+		++e.rcq_unacked;
+	*which = cq;
+	return true;
+}
+
+bool check_solicited(device &da, device &db)
+{
+	qp_opts o;
+	qp_opts ob = o;
+	ob.channel = true;
+	endpoint a, b;
+
+	REQUIRE(make_endpoint(a, da, o));
+	REQUIRE(make_endpoint(b, db, ob));
+	REQUIRE(connect(a, b));
+	ibv_cq *cq = nullptr;
+
+	for (std::uint64_t round = 0; round < 3; ++round) {
+		const std::uint64_t id = round * 2;
+		CHECK(ibv_req_notify_cq(b.rcq.get(), 1) == 0);
+		CHECK(post_recv(b, id, 0, 4096) == 0);
+		CHECK(post_recv(b, id + 1, 4096, 4096) == 0);
+		/* Unsolicited: the CQE comes, no event. */
+		CHECK(post_send(a, id, 0, 64 + round * 2000) == 0);
+		CHECK(expect_wc("send", a.scq.get(), id, IBV_WC_SUCCESS,
+				IBV_WC_SEND));
+		CHECK(expect_wc("unsolicited recv", b.rcq.get(), id,
+				IBV_WC_SUCCESS, IBV_WC_RECV));
+		const bool ev = channel_event(b, 300, &cq);
+		std::printf("  unsolicited send of %" PRIu64 " bytes: %s\n",
+			    64 + round * 2000, ev ? "EVENT" : "no event");
+		CHECK(!ev);
+		/* Solicited: an event for the receive CQ. */
+		CHECK(post_send(a, id + 1, 0, 64 + round * 2000, IBV_WR_SEND,
+				IBV_SEND_SIGNALED | IBV_SEND_SOLICITED) == 0);
+		CHECK(expect_wc("send", a.scq.get(), id + 1, IBV_WC_SUCCESS,
+				IBV_WC_SEND));
+		cq = nullptr;
+		CHECK(channel_event(b, 5000, &cq) && cq == b.rcq.get());
+		CHECK(expect_wc("solicited recv", b.rcq.get(), id + 1,
+				IBV_WC_SUCCESS, IBV_WC_RECV));
+	}
+	/* The event fired once: none is left. */
+	CHECK(!channel_event(b, 100, &cq));
+	ibv_ack_cq_events(b.rcq.get(), b.rcq_unacked);
+	b.rcq_unacked = 0;
+	return true;
+}
+
+bool check_events(device &da, device &db)
+{
+	qp_opts o;
+	o.channel = true;
+	endpoint a, b;
+
+	REQUIRE(make_endpoint(a, da, o));
+	REQUIRE(make_endpoint(b, db, o));
+	REQUIRE(connect(a, b));
+	ibv_cq *cq = nullptr;
+
+	/* Armed, nothing happens: no event. */
+	CHECK(ibv_req_notify_cq(a.scq.get(), 0) == 0);
+	CHECK(ibv_req_notify_cq(b.rcq.get(), 0) == 0);
+	CHECK(!channel_event(a, 200, &cq));
+	CHECK(!channel_event(b, 10, &cq));
+
+	constexpr unsigned int rounds = 20;
+	unsigned int a_events = 0, b_events = 0;
+	for (unsigned int i = 0; i < rounds; ++i) {
+		const std::uint32_t len = 1 + i * 300;
+		fill(a.buf.data(), len, i);
+		CHECK(post_recv(b, i, 8192, 16384) == 0);
+		CHECK(post_send(a, i, 0, len) == 0);
+		/* The event says "look at the CQ": it comes before we poll. */
+		cq = nullptr;
+		if (channel_event(a, 5000, &cq) && cq == a.scq.get())
+			++a_events;
+		cq = nullptr;
+		if (channel_event(b, 5000, &cq) && cq == b.rcq.get())
+			++b_events;
+		/* Re-arm, then poll: no completion slips between. */
+		CHECK(ibv_req_notify_cq(a.scq.get(), 0) == 0);
+		CHECK(ibv_req_notify_cq(b.rcq.get(), 0) == 0);
+		REQUIRE(expect_wc("send", a.scq.get(), i, IBV_WC_SUCCESS,
+				  IBV_WC_SEND, false));
+		const auto wc = expect_wc("recv", b.rcq.get(), i,
+					  IBV_WC_SUCCESS, IBV_WC_RECV, false);
+		REQUIRE(wc && wc->byte_len == len);
+		CHECK(mismatch(b.buf.data() + 8192, len, i) < 0);
+		/* Acknowledge some events at once, the rest in one go. */
+		if (i % 2 == 0) {
+			ibv_ack_cq_events(a.scq.get(), a.scq_unacked);
+			a.scq_unacked = 0;
+		}
+	}
+	std::printf("  %u rounds: %u send CQ events, %u receive CQ events\n",
+		    rounds, a_events, b_events);
+	CHECK(a_events == rounds);
+	CHECK(b_events == rounds);
+	/*
+	 * The CQs are armed and the completions consumed: a completion that
+	 * was armed for may still be pending in the channel only if it was
+	 * raised twice.  Nothing more.
+	 */
+	CHECK(!channel_event(a, 200, &cq));
+	CHECK(!channel_event(b, 10, &cq));
+	std::printf("  acknowledging %u + %u events\n",
+		    a.scq_unacked + a.rcq_unacked,
+		    b.scq_unacked + b.rcq_unacked);
+	ibv_ack_cq_events(a.scq.get(), a.scq_unacked);
+	a.scq_unacked = 0;
+	ibv_ack_cq_events(b.rcq.get(), b.rcq_unacked);
+	b.rcq_unacked = 0;
+	CHECK(a.rcq_unacked == 0 && b.scq_unacked == 0);
+	return true;
+}
+
+/* ---- inline ------------------------------------------------------------------- */
+
+bool check_inline(device &da, device &db)
+{
+	qp_opts o;
+	o.inline_data = 64;
+	endpoint a, b;
+
+	REQUIRE(make_endpoint(a, da, o));
+	REQUIRE(make_endpoint(b, db, o));
+	REQUIRE(connect(a, b));
+	const std::uint32_t max_inline = a.cap.max_inline_data;
+	std::printf("  max_inline_data asked 64, granted %u\n", max_inline);
+	REQUIRE(max_inline >= 64);
+
+	/* Unregistered memory, lkey 0: only inline can send it. */
+	std::vector<unsigned char> src(max_inline + 16);
+	std::uint64_t id = 1;
+	for (const std::uint32_t len :
+	     {1U, 17U, 64U, max_inline - 1, max_inline}) {
+		fill(src.data(), len, static_cast<std::uint32_t>(id));
+		ibv_sge s[2] = {
+			{reinterpret_cast<std::uintptr_t>(src.data()), len / 2,
+			 0},
+			{reinterpret_cast<std::uintptr_t>(src.data() + len / 2),
+			 len - len / 2, 0}};
+		CHECK(post_recv(b, id, 0, 4096) == 0);
+		const int n = len / 2 != 0 ? 2 : 1;
+		CHECK(post_sges(a, id, len / 2 != 0 ? s : &s[1], n, IBV_WR_SEND,
+				IBV_SEND_SIGNALED | IBV_SEND_INLINE) == 0);
+		/* Posted: the source may change at once. */
+		std::memset(src.data(), 0x5a, src.size());
+		CHECK(expect_wc("inline send", a.scq.get(), id, IBV_WC_SUCCESS,
+				IBV_WC_SEND));
+		const auto wc = expect_wc("recv", b.rcq.get(), id,
+					  IBV_WC_SUCCESS, IBV_WC_RECV);
+		REQUIRE(wc);
+		std::printf("  %u bytes inline in %d SGE(s): received %u\n",
+			    len, n, wc->byte_len);
+		CHECK(wc->byte_len == len);
+		CHECK(mismatch(b.buf.data(), len,
+			       static_cast<std::uint32_t>(id)) < 0);
+		++id;
+	}
+	/* One byte more is refused at post time; the QP is unaffected. */
+	ibv_sge big{reinterpret_cast<std::uintptr_t>(src.data()),
+		    max_inline + 1, 0};
+	const int ret = post_sges(a, id, &big, 1, IBV_WR_SEND,
+				  IBV_SEND_SIGNALED | IBV_SEND_INLINE);
+	std::printf("  %u bytes inline: %d (%s)\n", max_inline + 1, ret,
+		    std::strerror(ret));
+	CHECK(ret != 0);
+	CHECK(no_wc("A's send CQ", a.scq.get(), 100));
+	CHECK(qp_state(a.qp.get()) == IBV_QPS_RTS);
+	fill(a.buf.data(), 300, 99);
+	CHECK(post_recv(b, 99, 0, 4096) == 0);
+	CHECK(post_send(a, 99, 0, 300) == 0);
+	CHECK(expect_wc("send", a.scq.get(), 99, IBV_WC_SUCCESS, IBV_WC_SEND));
+	CHECK(expect_wc("recv", b.rcq.get(), 99, IBV_WC_SUCCESS, IBV_WC_RECV));
+	CHECK(mismatch(b.buf.data(), 300, 99) < 0);
+	return true;
+}
+
+/* ---- bad-lkey ------------------------------------------------------------------ */
+
+/*
+ * A posts a bad WQE followed by two good ones in one list: the bad one
+ * completes with LOC_PROT_ERR, the others flush, A is in ERROR and B, with
+ * a receive posted, sees nothing.  Then A alone is reconnected and a good
+ * send goes through into that very receive.
+ */
+bool bad_send(endpoint &a, endpoint &b, const ibv_sge &bad, const char *what,
+	      std::uint64_t id)
+{
+	std::printf("  %s\n", what);
+	fill(a.buf.data(), 200, static_cast<std::uint32_t>(id));
+	ibv_sge good{a.addr(), 200, a.mr->lkey};
+	ibv_sge bad_copy = bad;
+	ibv_send_wr wr[3] = {};
+	for (int i = 0; i < 3; ++i) {
+		wr[i].wr_id = id + static_cast<std::uint64_t>(i);
+		wr[i].sg_list = i == 0 ? &bad_copy : &good;
+		wr[i].num_sge = 1;
+		wr[i].opcode = IBV_WR_SEND;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		if (i < 2)
+			wr[i].next = &wr[i + 1];
+	}
+	ibv_send_wr *bad_wr = nullptr;
+	REQUIRE(ibv_post_send(a.qp.get(), wr, &bad_wr) == 0);
+	CHECK(expect_wc("bad WQE", a.scq.get(), id, IBV_WC_LOC_PROT_ERR,
+			IBV_WC_SEND));
+	CHECK(expect_wc("next WQE", a.scq.get(), id + 1, IBV_WC_WR_FLUSH_ERR,
+			IBV_WC_SEND));
+	CHECK(expect_wc("last WQE", a.scq.get(), id + 2, IBV_WC_WR_FLUSH_ERR,
+			IBV_WC_SEND));
+	CHECK(qp_state(a.qp.get()) == IBV_QPS_ERR);
+	/* A send posted now flushes as well. */
+	CHECK(post_send(a, id + 3, 0, 200) == 0);
+	CHECK(expect_wc("WQE posted in ERROR", a.scq.get(), id + 3,
+			IBV_WC_WR_FLUSH_ERR, IBV_WC_SEND));
+	CHECK(no_wc("B's receive CQ", b.rcq.get(), 200));
+	CHECK(qp_state(b.qp.get()) == IBV_QPS_RTS);
+
+	/*
+	 * Nothing reached B: A, back from RESET with the same PSN, sends
+	 * into the receive B posted before, with the PSN B still expects.
+	 */
+	REQUIRE(to_state(a.qp.get(), IBV_QPS_RESET) == 0);
+	REQUIRE(to_init(a.qp.get()) == 0);
+	REQUIRE(to_rtr(a, b) == 0);
+	REQUIRE(to_rts(a) == 0);
+	CHECK(post_send(a, id + 4, 0, 200) == 0);
+	CHECK(expect_wc("send after reconnecting A", a.scq.get(), id + 4,
+			IBV_WC_SUCCESS, IBV_WC_SEND));
+	const auto wc = expect_wc("B's receive posted before", b.rcq.get(), id,
+				  IBV_WC_SUCCESS, IBV_WC_RECV);
+	CHECK(wc && wc->byte_len == 200 &&
+	      mismatch(b.buf.data(), 200, static_cast<std::uint32_t>(id)) < 0);
+	/* A's PSN moved on by one message: keep B's view in step. */
+	a.psn = (a.psn + 1) & 0xffffff;
+	return true;
+}
+
+bool check_bad_lkey(device &da, device &db)
+{
+	qp_opts o;
+	endpoint a, b;
+
+	REQUIRE(make_endpoint(a, da, o));
+	REQUIRE(make_endpoint(b, db, o));
+	REQUIRE(connect(a, b));
+	const std::uint32_t lkey = a.mr->lkey;
+	const std::size_t len = a.buf.size();
+
+	std::uint64_t id = 10;
+	auto one = [&](const ibv_sge &s, const char *what) {
+		CHECK(post_recv(b, id, 0, 4096) == 0);
+		const bool ok = bad_send(a, b, s, what, id);
+		id += 10;
+		return ok;
+	};
+	REQUIRE(one({a.addr(), 64, lkey + 0x100}, "an lkey of no region"));
+	REQUIRE(one({a.addr(), 64, lkey ^ 0x1}, "an lkey of another variant"));
+	REQUIRE(one({a.addr(len - 10), 100, lkey},
+		    "an SGE running past the end of the region"));
+	REQUIRE(one({a.addr() - 4096, 100, lkey},
+		    "an SGE starting below the region"));
+	REQUIRE(one({a.addr(len), 1, lkey}, "one byte just past the region"));
+	/* The right key of another device's region. */
+	REQUIRE(one({b.addr(), 64, b.mr->lkey},
+		    "the lkey and address of B's region (another device)"));
+	return true;
+}
+
+/* ---- rnr ---------------------------------------------------------------------- */
+
+bool check_rnr(device &da, device &db)
+{
+	qp_opts o;
+	o.min_rnr_timer = 1; /* 0.01 ms */
+	endpoint a, b;
+
+	REQUIRE(make_endpoint(a, da, o));
+	REQUIRE(make_endpoint(b, db, o));
+
+	for (const std::uint8_t retries : {0, 2}) {
+		a.opts.rnr_retry = retries;
+		REQUIRE(reconnect(a, b));
+		std::printf("  rnr_retry %u, no receive posted\n", retries);
+		CHECK(post_send(a, retries, 0, 100) == 0);
+		CHECK(expect_wc("send", a.scq.get(), retries,
+				IBV_WC_RNR_RETRY_EXC_ERR, IBV_WC_SEND));
+		CHECK(qp_state(a.qp.get()) == IBV_QPS_ERR);
+		CHECK(no_wc("B's receive CQ", b.rcq.get(), 50));
+	}
+
+	/* Retried forever, until B posts a receive late. */
+	a.opts.rnr_retry = 7;
+	b.opts.min_rnr_timer = 14; /* 1.28 ms */
+	REQUIRE(reconnect(a, b));
+	fill(a.buf.data(), 3000, 5);
+	std::printf("  rnr_retry 7, receive posted late\n");
+	CHECK(post_send(a, 5, 0, 3000) == 0);
+	CHECK(no_wc("A's send CQ before the receive", a.scq.get(), 500));
+	CHECK(post_recv(b, 5, 0, 4096) == 0);
+	CHECK(expect_wc("send", a.scq.get(), 5, IBV_WC_SUCCESS, IBV_WC_SEND));
+	const auto wc =
+		expect_wc("recv", b.rcq.get(), 5, IBV_WC_SUCCESS, IBV_WC_RECV);
+	CHECK(wc && wc->byte_len == 3000 &&
+	      mismatch(b.buf.data(), 3000, 5) < 0);
+	CHECK(qp_state(a.qp.get()) == IBV_QPS_RTS);
+	return true;
+}
+
+/* ---- recv-too-small ------------------------------------------------------------- */
+
+bool check_recv_too_small(device &da, device &db)
+{
+	qp_opts o;
+	endpoint a, b;
+
+	REQUIRE(make_endpoint(a, da, o));
+	REQUIRE(make_endpoint(b, db, o));
+
+	struct {
+		std::uint32_t recv, send;
+		const char *what;
+	} const cases[] = {
+		{100, 200, "200 bytes into 100 (one packet)"},
+		{1500, 3000,
+		 "3000 bytes into 1500 (the second packet "
+		 "overflows)"},
+		{4096, 4097, "4097 bytes into 4096 (one byte too many)"},
+	};
+	std::uint64_t id = 1;
+	for (const auto &c : cases) {
+		REQUIRE(reconnect(a, b));
+		std::printf("  %s\n", c.what);
+		CHECK(post_recv(b, id, 0, c.recv) == 0);
+		CHECK(post_send(a, id, 0, c.send) == 0);
+		CHECK(expect_wc("recv", b.rcq.get(), id, IBV_WC_LOC_LEN_ERR,
+				IBV_WC_RECV));
+		CHECK(expect_wc("send", a.scq.get(), id, IBV_WC_REM_INV_REQ_ERR,
+				IBV_WC_SEND));
+		CHECK(qp_state(a.qp.get()) == IBV_QPS_ERR);
+		CHECK(qp_state(b.qp.get()) == IBV_QPS_ERR);
+		++id;
+	}
+	/* Exactly the size fits. */
+	REQUIRE(reconnect(a, b));
+	fill(a.buf.data(), 3000, 9);
+	CHECK(post_recv(b, 9, 0, 3000) == 0);
+	CHECK(post_send(a, 9, 0, 3000) == 0);
+	CHECK(expect_wc("send", a.scq.get(), 9, IBV_WC_SUCCESS, IBV_WC_SEND));
+	const auto wc = expect_wc("recv of exactly its size", b.rcq.get(), 9,
+				  IBV_WC_SUCCESS, IBV_WC_RECV);
+	CHECK(wc && wc->byte_len == 3000 &&
+	      mismatch(b.buf.data(), 3000, 9) < 0);
+	return true;
+}
+
+/* ---- main ----------------------------------------------------------------------- */
+
+struct check {
+	std::string_view name;
+	bool (*fn)(device &, device &);
+};
+
+constexpr check checks[] = {
+	{"wrap", check_wrap},	  {"full", check_full},
+	{"state", check_state},	  {"multi-sge", check_multi_sge},
+	{"imm", check_imm},	  {"solicited", check_solicited},
+	{"inline", check_inline}, {"bad-lkey", check_bad_lkey},
+	{"rnr", check_rnr},	  {"recv-too-small", check_recv_too_small},
+	{"events", check_events},
+};
+
+bool run(const check &c, device &a, device &b)
+{
+	const int before = failures;
+	const bool finished = c.fn(a, b);
+	const bool ok = finished && failures == before;
+
+	if (!finished && failures == before)
+		++failures;
+	std::printf("%s: %.*s\n", ok ? "PASS" : "FAIL",
+		    static_cast<int>(c.name.size()), c.name.data());
+	return ok;
+}
+
+} /* namespace */
+
+int main(int argc, char **argv)
+{
+	if (argc != 4) {
+		std::fprintf(stderr, "usage: %s DEV_A DEV_B CHECK\n", argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, nullptr, _IOLBF, 0);
+	const std::string_view what = argv[3];
+	const check *one = nullptr;
+	for (const check &c : checks)
+		if (c.name == what)
+			one = &c;
+	if (one == nullptr && what != "all") {
+		std::fprintf(stderr, "unknown check %s\n", argv[3]);
+		return 2;
+	}
+
+	{
+		device a, b;
+		if (open_device(a, argv[1]) && open_device(b, argv[2])) {
+			if (one != nullptr) {
+				run(*one, a, b);
+			} else {
+				for (const check &c : checks)
+					run(c, a, b);
+			}
+		} else {
+			++failures;
+		}
+	}
+	std::printf("%d failure(s)\n", failures);
+	return failures != 0 ? 1 : 0;
+}

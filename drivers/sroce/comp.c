@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * comp.c - the completer: acknowledgements to send completions, and the
- * local ACK timeout.
+ * comp.c - the completer: acknowledgements, READ responses and atomic
+ * replies to send completions, and the local ACK timeout.
  *
  * An ACK for PSN p acknowledges every packet up to p (ACKs coalesce); the
  * WQEs whose last packet is acknowledged retire in order, with a
- * completion when they are signalled.  A NAK acknowledges what precedes
- * its PSN and then:
+ * completion when they are signalled.  An RDMA READ takes one PSN per
+ * response packet: each response, accepted only in order, is scattered
+ * into the WQE's local SGEs and acknowledges its own PSN and those before
+ * it; an atomic reply writes the original value into the WQE's 8-byte
+ * buffer.  An ACK or a response beyond a READ or atomic whose responses
+ * have not all come shows them lost: the requester asks again for what is
+ * missing (a READ request for the rest of the data).  A NAK acknowledges
+ * what precedes its PSN and then:
  *  - PSN sequence error: the requester goes back to the NAKed PSN;
  *  - RNR: the requester waits the RNR time the NAK names, then goes back
  *    to the NAKed PSN (rnr_retry times; 7 is forever);
@@ -37,7 +43,7 @@ static void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy)
 		struct sroce_cqe cqe = {
 			.wr_id = w->wr_id,
 			.status = IB_WC_SUCCESS,
-			.opcode = IB_WC_SEND,
+			.opcode = sroce_req_wc_opcode(w->opcode),
 			.byte_len = w->length,
 		};
 		bool signaled = qp->sq_sig_all ||
@@ -114,7 +120,7 @@ static void sroce_comp_fail(struct sroce_qp *qp, u8 status,
 		struct sroce_cqe cqe = {
 			.wr_id = w->wr_id,
 			.status = status,
-			.opcode = IB_WC_SEND,
+			.opcode = sroce_req_wc_opcode(w->opcode),
 		};
 
 		sroce_req_release_swqe(w);
@@ -139,13 +145,61 @@ static u8 sroce_comp_nak_status(u8 code)
 	}
 }
 
+/*
+ * An acknowledgment up to @acked must not pass a READ or atomic whose
+ * responses have not come: they were lost (IBTA 9.7.5.1.4, implied NAK).
+ * Returns the PSN the acknowledgment really stops at; *@implied is set when
+ * it stops before @acked, at the PSN the requester must go back to.
+ */
+static u32 sroce_comp_clamp(struct sroce_qp *qp, u32 acked, u32 *implied)
+{
+	u32 i;
+
+	for (i = qp->sq_retire; i != qp->sq_cur; i++) {
+		const struct sroce_swqe *w = sroce_swqe_at(qp, i);
+		u32 next;
+
+		if (w->state != SROCE_SWQE_SENT)
+			break;
+		if (sroce_req_is_rd(w->opcode)) {
+			/* Its next response: where the ACK must stop. */
+			next = sroce_psn_before(w->first_psn, qp->psn_una) ?
+			       qp->psn_una : w->first_psn;
+			if (sroce_psn_before(acked, next))
+				break;
+			*implied = next;
+			return sroce_psn_add(next, SROCE_PSN_MASK);
+		}
+		if (!sroce_psn_before(w->last_psn, acked))
+			break;
+	}
+	return acked;
+}
+
+/* Acknowledge every PSN up to @acked, if it is outstanding; lock held. */
+static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 acked, bool rnr,
+				struct sroce_nfy *nfy)
+{
+	if (!sroce_psn_in_range(acked, qp->psn_una,
+				sroce_psn_outstanding(qp->psn_next,
+						      qp->psn_una)))
+		return;
+	qp->psn_una = sroce_psn_add(acked, 1);
+	qp->retry = qp->attr.retry_cnt;
+	qp->rd_gap = false;
+	if (!rnr)
+		qp->rnr_retry_left = qp->attr.rnr_retry;
+	sroce_comp_retire(qp, nfy);
+}
+
 /* An ACK or NAK for @psn; lock held.  Returns true to kick the requester. */
 static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 			    struct sroce_nfy *nfy)
 {
 	struct sroce_stats __percpu *stats = qp->sdev->stats;
 	u8 value = sroce_aeth_value(syndrome);
-	u32 acked = psn;
+	u32 acked = psn, implied = 0;
+	bool gap = false;
 
 	/* A NAK acknowledges what precedes its PSN. */
 	if (sroce_aeth_type(syndrome) != SROCE_AETH_ACK)
@@ -153,11 +207,18 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	if (sroce_psn_in_range(acked, qp->psn_una,
 			       sroce_psn_outstanding(qp->psn_next,
 						     qp->psn_una))) {
-		qp->psn_una = sroce_psn_add(acked, 1);
-		qp->retry = qp->attr.retry_cnt;
-		if (sroce_aeth_type(syndrome) != SROCE_AETH_RNR_NAK)
-			qp->rnr_retry_left = qp->attr.rnr_retry;
-		sroce_comp_retire(qp, nfy);
+		u32 upto = sroce_comp_clamp(qp, acked, &implied);
+
+		gap = upto != acked;
+		sroce_comp_ack_upto(qp, upto, sroce_aeth_type(syndrome) ==
+					      SROCE_AETH_RNR_NAK, nfy);
+	}
+	if (gap) {
+		/* READ responses or an atomic reply lost: ask again. */
+		sroce_stats_inc(stats, SROCE_CNT_IMPLIED_NAKS);
+		sroce_comp_rewind(qp, implied);
+		sroce_comp_arm_timer(qp);
+		return true;
 	}
 
 	switch (sroce_aeth_type(syndrome)) {
@@ -197,6 +258,96 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	}
 }
 
+/* Place an atomic's original value in the WQE's 8-byte local buffer. */
+static int sroce_comp_atomic_result(struct sroce_swqe *w, u64 orig)
+{
+	u32 i, off = 0;
+	int ret;
+
+	for (i = 0; i < w->num_sge; i++) {
+		const struct sroce_sge_ref *s = &w->sge[i];
+
+		if (!s->length)
+			continue;
+		ret = sroce_mr_copy(s->mr, s->addr, (u8 *)&orig + off,
+				    s->length, SROCE_MR_FROM_BUF);
+		if (ret)
+			return ret;
+		off += s->length;
+	}
+	return 0;
+}
+
+/*
+ * A READ response or atomic reply; lock held.  Accepted only as the next
+ * response the oldest WQE expects (responses come in order); one beyond
+ * it shows lost responses, and the requester asks again from the first
+ * one missing.  Returns true to kick the requester.
+ */
+static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
+			       const struct sroce_pkt *pkt,
+			       const struct sroce_hdrs *h,
+			       struct sroce_nfy *nfy)
+{
+	struct sroce_stats __percpu *stats = qp->sdev->stats;
+	u32 psn = pkt->bth.psn, flags = pkt->info->flags, off, npkts;
+	struct sroce_swqe *w;
+	int ret;
+
+	if (psn != qp->psn_una) {
+		if (sroce_psn_in_range(psn, qp->psn_una,
+				       sroce_psn_outstanding(qp->psn_next,
+							     qp->psn_una)) &&
+		    !qp->rd_gap) {
+			qp->rd_gap = true;
+			sroce_stats_inc(stats, SROCE_CNT_IMPLIED_NAKS);
+			sroce_comp_rewind(qp, qp->psn_una);
+			sroce_comp_arm_timer(qp);
+			return true;
+		}
+		return false;	/* a duplicate, or beyond what was asked */
+	}
+	if (qp->sq_retire == qp->sq_cur)
+		goto bad;
+	w = sroce_swqe_at(qp, qp->sq_retire);
+	npkts = sroce_psn_outstanding(w->last_psn, w->first_psn) + 1;
+	if (w->state != SROCE_SWQE_SENT ||
+	    !sroce_psn_in_range(psn, w->first_psn, npkts))
+		goto bad;
+
+	if (flags & SROCE_OPF_ATOMIC) {
+		if (w->opcode == IB_UVERBS_WR_RDMA_READ)
+			goto bad;
+		ret = sroce_comp_atomic_result(w, h->atmack);
+	} else {
+		if (w->opcode != IB_UVERBS_WR_RDMA_READ)
+			goto bad;
+		/* Every packet but the last carries exactly a path MTU. */
+		off = sroce_psn_outstanding(psn, w->first_psn) * qp->pmtu;
+		if (off + pkt->paylen > w->length ||
+		    !!(flags & SROCE_OPF_LAST) !=
+		    (off + pkt->paylen == w->length))
+			goto bad;
+		ret = sroce_sge_scatter_skb(w->sge, w->num_sge, off, skb,
+					    SROCE_UDP_HLEN +
+					    pkt->info->hdr_len,
+					    pkt->paylen);
+	}
+	if (ret) {
+		/* Checked at fetch: cannot happen but for a region gone bad. */
+		sroce_comp_fail(qp, IB_WC_LOC_PROT_ERR, nfy);
+		return false;
+	}
+	sroce_comp_ack_upto(qp, psn, false, nfy);
+	sroce_comp_arm_timer(qp);
+	/* A READ or atomic retired: one waiting for it may go. */
+	return flags & SROCE_OPF_LAST;
+
+bad:
+	sroce_stats_inc(stats, SROCE_CNT_BAD_RESPONSES);
+	return false;
+}
+
 /**
  * sroce_comp_rcv() - a response packet for a QP's requester
  * @qp: the QP, with a reference
@@ -211,15 +362,18 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	unsigned long flags;
 	bool kick = false;
 
-	if (!(pkt->info->flags & SROCE_OPF_ACK))
-		return;	/* READ responses and atomic ACKs: not yet */
 	sroce_pkt_hdrs(pkt, &h);
 
 	spin_lock_irqsave(&qp->lock, flags);
 	if (!qp->destroyed && (qp->state == IB_QPS_RTS ||
 			       qp->state == IB_QPS_SQD ||
-			       qp->state == IB_QPS_SQE))
-		kick = sroce_comp_aeth(qp, pkt->bth.psn, h.aeth.syndrome, &nfy);
+			       qp->state == IB_QPS_SQE)) {
+		if (pkt->info->flags & SROCE_OPF_ACK)
+			kick = sroce_comp_aeth(qp, pkt->bth.psn,
+					       h.aeth.syndrome, &nfy);
+		else
+			kick = sroce_comp_rd_resp(qp, skb, pkt, &h, &nfy);
+	}
 	spin_unlock_irqrestore(&qp->lock, flags);
 
 	sroce_qp_notify(&nfy);

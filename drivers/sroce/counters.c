@@ -48,6 +48,9 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	[SROCE_CNT_RNR_NAK_SENT] = { .name = "rnr_naks_sent" },
 	[SROCE_CNT_RNR_NAK_RCVD] = { .name = "rnr_naks_rcvd" },
 	[SROCE_CNT_DUPLICATES] = { .name = "duplicate_requests" },
+	[SROCE_CNT_IMPLIED_NAKS] = { .name = "implied_naks" },
+	[SROCE_CNT_ACCESS_NAKS_SENT] = { .name = "access_naks_sent" },
+	[SROCE_CNT_BAD_RESPONSES] = { .name = "bad_responses" },
 };
 
 /**

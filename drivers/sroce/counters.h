@@ -40,6 +40,9 @@ enum sroce_counter {
 	SROCE_CNT_RNR_NAK_SENT,
 	SROCE_CNT_RNR_NAK_RCVD,
 	SROCE_CNT_DUPLICATES,		/* duplicate requests received */
+	SROCE_CNT_IMPLIED_NAKS,		/* READ/atomic responses found lost */
+	SROCE_CNT_ACCESS_NAKS_SENT,	/* remote access errors refused */
+	SROCE_CNT_BAD_RESPONSES,	/* responses matching no request */
 	SROCE_CNT_NR,
 };
 

@@ -190,7 +190,8 @@ int sroce_dev_query(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = SROCE_MAX_QP * SROCE_MAX_RD_ATOMIC;
 	attr->max_ah = 0;
-	attr->atomic_cap = IB_ATOMIC_NONE;
+	/* Atomic among the device's own atomics (mr.c: sroce_mr_atomic()). */
+	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->local_ca_ack_delay = 15;
 	return 0;
 }

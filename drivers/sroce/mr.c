@@ -64,6 +64,7 @@ void sroce_mr_dev_init(struct sroce_dev *sdev)
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
 	sdev->mr_next = 1;
 	atomic_set(&sdev->mr_count, 0);
+	spin_lock_init(&sdev->atomic_lock);
 }
 
 /**
@@ -479,4 +480,42 @@ int sroce_mr_copy_from_skb(struct sroce_mr *mr, u64 va,
 		len -= n;
 	}
 	return 0;
+}
+
+/**
+ * sroce_mr_atomic() - execute an atomic operation on 8 bytes of a region
+ * @mr: a region the caller holds a reference to, found by a lookup that
+ *	checked [@va, @va + 8) for IB_ACCESS_REMOTE_ATOMIC
+ * @va: the address, 8-byte aligned
+ * @cmp_swap: compare and swap (else fetch and add)
+ * @swap_add: the swap value, or the value to add
+ * @compare: the compare value
+ * @orig: set to the value before the operation
+ *
+ * Atomic with respect to every other atomic of the device (IB_ATOMIC_HCA):
+ * one device-wide lock.  Any context.
+ *
+ * Return: 0, or sroce_mr_copy()'s error (nothing changed then).
+ */
+int sroce_mr_atomic(struct sroce_mr *mr, u64 va, bool cmp_swap, u64 swap_add,
+		    u64 compare, u64 *orig)
+{
+	struct sroce_dev *sdev = to_sdev(mr->ibmr.device);
+	unsigned long flags;
+	u64 val;
+	int ret;
+
+	spin_lock_irqsave(&sdev->atomic_lock, flags);
+	ret = sroce_mr_copy(mr, va, &val, sizeof(val), SROCE_MR_TO_BUF);
+	if (ret)
+		goto out_unlock;
+	*orig = val;
+	if (cmp_swap)
+		val = val == compare ? swap_add : val;
+	else
+		val += swap_add;
+	ret = sroce_mr_copy(mr, va, &val, sizeof(val), SROCE_MR_FROM_BUF);
+out_unlock:
+	spin_unlock_irqrestore(&sdev->atomic_lock, flags);
+	return ret;
 }

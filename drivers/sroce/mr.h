@@ -74,6 +74,8 @@ struct sroce_mr *sroce_mr_lookup_remote(struct sroce_dev *sdev, u32 rkey,
 void sroce_mr_put(struct sroce_mr *mr);
 int sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
 		  enum sroce_mr_copy_dir dir);
+int sroce_mr_atomic(struct sroce_mr *mr, u64 va, bool cmp_swap, u64 swap_add,
+		    u64 compare, u64 *orig);
 int sroce_mr_copy_from_skb(struct sroce_mr *mr, u64 va,
 			   const struct sk_buff *skb, int offset, u32 len);
 

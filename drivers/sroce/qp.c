@@ -196,6 +196,7 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	init_completion(&qp->released);
 	timer_setup(&qp->retrans_timer, sroce_comp_timer, 0);
 	INIT_WORK(&qp->req_work, sroce_req_work);
+	INIT_WORK(&qp->resp_work, sroce_resp_work);
 
 	ret = sroce_qp_alloc_queues(qp, init, udata);
 	if (ret)
@@ -315,6 +316,77 @@ void sroce_sge_put(struct sroce_sge_ref *sge, u32 n)
 }
 
 /**
+ * sroce_sge_scatter_skb() - write packet bytes into validated SGEs
+ * @sge: the scatter list (regions checked for local write)
+ * @num_sge: its entries
+ * @off: offset in the message the list describes
+ * @skb: the packet
+ * @skb_off: first byte in @skb, from skb->data
+ * @len: bytes; [@off, @off + @len) inside the list's total length
+ *
+ * Return: 0, or sroce_mr_copy_from_skb()'s error; -EFAULT if the list is
+ * shorter than @off + @len.
+ */
+int sroce_sge_scatter_skb(const struct sroce_sge_ref *sge, u32 num_sge,
+			  u32 off, const struct sk_buff *skb, int skb_off,
+			  u32 len)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < num_sge && len; i++) {
+		const struct sroce_sge_ref *s = &sge[i];
+		u32 n;
+
+		if (off >= s->length) {
+			off -= s->length;
+			continue;
+		}
+		n = min(len, s->length - off);
+		ret = sroce_mr_copy_from_skb(s->mr, s->addr + off, skb,
+					     skb_off, n);
+		if (ret)
+			return ret;
+		skb_off += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EFAULT : 0;
+}
+
+/**
+ * sroce_qp_run_one() - run an engine of a QP in one context at a time
+ * @qp: the QP
+ * @running_bit: the engine's RUNNING bit of enum sroce_qp_flag; its AGAIN
+ *	bit follows it
+ * @run: the engine; true when it has nothing more to do, false when it
+ *	stopped early and has queued its work item to go on
+ *
+ * Runs @run here unless another context runs it; that one then runs it
+ * once more, so nothing asked for is missed.
+ */
+void sroce_qp_run_one(struct sroce_qp *qp, unsigned int running_bit,
+		      bool (*run)(struct sroce_qp *qp))
+{
+	unsigned int again_bit = running_bit + 1;
+
+	set_bit(again_bit, &qp->flags);
+	while (!test_and_set_bit(running_bit, &qp->flags)) {
+		bool done = true;
+
+		while (done && test_and_clear_bit(again_bit, &qp->flags))
+			done = run(qp);
+		clear_bit_unlock(running_bit, &qp->flags);
+		if (!done)
+			break;	/* the work item goes on */
+		/* A kick that saw RUNNING set AGAIN before: see it now. */
+		smp_mb__after_atomic();
+		if (!test_bit(again_bit, &qp->flags))
+			break;
+	}
+}
+
+/**
  * sroce_qp_error() - move a QP to the error state and flush it
  * @qp: the QP, lock held
  * @nfy: collects CQs to signal
@@ -345,19 +417,14 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	lockdep_assert_held(&qp->lock);
 	for (i = qp->sq_retire; i != qp->sq_head; i++)
 		sroce_req_release_swqe(sroce_swqe_at(qp, i));
-	if (qp->in_msg || qp->rwqe.num_sge)
-		sroce_sge_put(qp->rwqe.sge, qp->rwqe.num_sge);
-	qp->rwqe.num_sge = 0;
-	qp->in_msg = false;
+	sroce_resp_reset(qp);
 	qp->sq_head = 0;
 	qp->sq_cur = 0;
 	qp->sq_retire = 0;
 	qp->cur_off = 0;
 	qp->rq_cons = 0;
-	qp->recv_off = 0;
-	qp->msn = 0;
-	qp->nak_sent = false;
 	qp->rnr_wait = false;
+	qp->rd_gap = false;
 	/* The rings: user space resets its own copies too (the uapi). */
 	WRITE_ONCE(*qp->sq.producer, 0);
 	WRITE_ONCE(*qp->sq.consumer, 0);
@@ -663,6 +730,7 @@ int sroce_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->released);
 	del_timer_sync(&qp->retrans_timer);
 	cancel_work_sync(&qp->req_work);
+	cancel_work_sync(&qp->resp_work);
 	/* A requester run in progress (a kernel post) is the caller's bug. */
 
 	spin_lock_irqsave(&qp->lock, flags);
@@ -673,29 +741,54 @@ int sroce_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
+/* The uverbs opcode of a kernel work request; false if not carried. */
+static bool sroce_qp_wr_opcode(enum ib_wr_opcode op, u32 *out)
+{
+	switch (op) {
+	case IB_WR_SEND:
+		*out = IB_UVERBS_WR_SEND;
+		return true;
+	case IB_WR_SEND_WITH_IMM:
+		*out = IB_UVERBS_WR_SEND_WITH_IMM;
+		return true;
+	case IB_WR_RDMA_WRITE:
+		*out = IB_UVERBS_WR_RDMA_WRITE;
+		return true;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		*out = IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
+		return true;
+	case IB_WR_RDMA_READ:
+		*out = IB_UVERBS_WR_RDMA_READ;
+		return true;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		*out = IB_UVERBS_WR_ATOMIC_CMP_AND_SWP;
+		return true;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		*out = IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Kernel post_send: an ib_send_wr as a WQE in the ring. */
 static int sroce_qp_write_swqe(struct sroce_qp *qp,
 			       const struct ib_send_wr *wr, void *slot)
 {
 	struct sroce_send_wqe *w = slot;
 	struct sroce_sge *sge = slot + sizeof(*w);
+	u32 opcode;
 	int i;
 
 	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge)
 		return -EINVAL;
-	switch (wr->opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-		break;
-	default:
+	if (!sroce_qp_wr_opcode(wr->opcode, &opcode))
 		return -EOPNOTSUPP;
-	}
 	if (wr->send_flags & IB_SEND_INLINE)
 		return -EINVAL;	/* kernel users pass addresses, not data */
 	memset(w, 0, sizeof(*w));
 	w->wr_id = wr->wr_id;
-	w->opcode = wr->opcode == IB_WR_SEND ? IB_UVERBS_WR_SEND :
-					       IB_UVERBS_WR_SEND_WITH_IMM;
+	w->opcode = opcode;
 	if (wr->send_flags & IB_SEND_SIGNALED)
 		w->send_flags |= SROCE_SEND_SIGNALED;
 	if (wr->send_flags & IB_SEND_SOLICITED)
@@ -704,6 +797,23 @@ static int sroce_qp_write_swqe(struct sroce_qp *qp,
 		w->send_flags |= SROCE_SEND_FENCE;
 	w->num_sge = wr->num_sge;
 	w->imm_data = (__force u32)wr->ex.imm_data;
+	switch (opcode) {
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+	case IB_UVERBS_WR_RDMA_READ:
+		w->remote_addr = rdma_wr(wr)->remote_addr;
+		w->rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		w->remote_addr = atomic_wr(wr)->remote_addr;
+		w->rkey = atomic_wr(wr)->rkey;
+		w->compare_add = atomic_wr(wr)->compare_add;
+		w->swap = atomic_wr(wr)->swap;
+		break;
+	default:
+		break;
+	}
 	for (i = 0; i < wr->num_sge; i++) {
 		sge[i].addr = wr->sg_list[i].addr;
 		sge[i].length = wr->sg_list[i].length;

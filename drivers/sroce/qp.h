@@ -43,8 +43,18 @@ struct sk_buff;
 #define SROCE_REQ_WINDOW	128
 /* Ask for an ACK at least every this many packets of a long message. */
 #define SROCE_REQ_ACK_EVERY	32
+/*
+ * PSNs one RDMA READ may take (one per response packet): far below half
+ * the PSN space, so PSN comparisons hold across it.
+ */
+#define SROCE_REQ_MAX_READ_PKTS	BIT(22)
 /* Packets the requester builds per lock hold before transmitting them. */
 #define SROCE_REQ_BATCH		16
+/*
+ * Responder packets (READ responses) sent from softirq per received
+ * packet; the rest of a long response goes out from the QP's work item.
+ */
+#define SROCE_RESP_SOFTIRQ_BUDGET	(2 * SROCE_REQ_BATCH)
 
 /**
  * struct sroce_sge_ref - a validated local SGE
@@ -75,8 +85,12 @@ enum sroce_swqe_state {
  * @num_sge: entries of @sge used (0 for inline)
  * @state: enum sroce_swqe_state
  * @status: the completion status of an SROCE_SWQE_ERROR entry
+ * @rkey: RDMA and atomics: the remote key
+ * @remote_addr: RDMA and atomics: the remote address
+ * @compare_add: atomics: the compare or add operand
+ * @swap: CMP_SWP: the swap operand
  * @first_psn: PSN of the first packet, set when it is first sent
- * @last_psn: PSN of the last packet
+ * @last_psn: PSN of the last packet (of the last response for a READ)
  * @sge: the gather list, with region references; room for the QP's
  *	max_send_sge entries or, for an inline WQE, its max_inline_data
  *	bytes of payload (struct sroce_qp.swqe_size covers both)
@@ -90,6 +104,10 @@ struct sroce_swqe {
 	u32 num_sge;
 	u8 state;
 	u8 status;
+	u32 rkey;
+	u64 remote_addr;
+	u64 compare_add;
+	u64 swap;
 	u32 first_psn;
 	u32 last_psn;
 	struct sroce_sge_ref sge[];
@@ -109,10 +127,60 @@ struct sroce_rwqe {
 	struct sroce_sge_ref sge[SROCE_MAX_SGE];
 };
 
-/* Bits of struct sroce_qp.flags */
+/* What a responder resource answers (struct sroce_res.type). */
+enum sroce_res_type {
+	SROCE_RES_NONE,
+	SROCE_RES_READ,
+	SROCE_RES_ATOMIC,
+};
+
+/**
+ * struct sroce_res - a responder resource: an RDMA READ or atomic request
+ *	accepted, with what its responses need
+ * @type: enum sroce_res_type
+ * @first_psn: PSN of the request, and of the first response
+ * @last_psn: PSN of the last response
+ * @cur_psn: READ: PSN of the next response packet to send
+ * @msn: the MSN the responses carry
+ * @mr: READ: the region read, with a reference while responses remain
+ *	to be sent (NULL for a zero-length READ and once sent)
+ * @va: READ: address of the byte at @first_psn
+ * @len: READ: bytes from @va
+ * @orig: atomic: the original value, returned again to a duplicate
+ */
+struct sroce_res {
+	u8 type;
+	u32 first_psn;
+	u32 last_psn;
+	u32 cur_psn;
+	u32 msn;
+	struct sroce_mr *mr;
+	u64 va;
+	u32 len;
+	u64 orig;
+};
+
+/* Responder resources kept: answered ones stay for duplicates. */
+#define SROCE_RES_RING		SROCE_MAX_RD_ATOMIC
+
+/* An ACK or NAK the responder has decided to send. */
+struct sroce_resp_ack {
+	bool send;
+	u8 syndrome;
+	u32 psn;
+	u32 msn;
+};
+
+/*
+ * Bits of struct sroce_qp.flags.  Each engine that transmits has a
+ * RUNNING bit (one context runs it) followed by an AGAIN bit (it must
+ * look once more): sroce_qp_run_one() relies on the order.
+ */
 enum sroce_qp_flag {
 	SROCE_QPF_REQ_RUNNING,	/* one context runs the requester */
 	SROCE_QPF_REQ_AGAIN,	/* it must look at the queue once more */
+	SROCE_QPF_RESP_RUNNING,	/* one context sends the responder's packets */
+	SROCE_QPF_RESP_AGAIN,
 };
 
 /**
@@ -141,13 +209,26 @@ enum sroce_qp_flag {
  * @psn_next: PSN of the next packet the requester sends
  * @psn_una: oldest PSN not acknowledged
  * @psn_max: the PSN after the highest one ever sent (tells resends apart)
+ * @rd_gap: a READ response beyond @psn_una was seen and the requester went
+ *	back; no new go-back until a response arrives in order
  * @rq_cons: index of the receive WQE in use or next (@rq's consumer)
  * @rwqe: the receive WQE in use while @in_msg
- * @in_msg: the responder is inside a multi-packet message
+ * @in_msg: the responder is inside a SEND message
  * @recv_off: bytes of the current message written to @rwqe
+ * @in_write: the responder is inside an RDMA WRITE message
+ * @wr_mr: the region the current RDMA WRITE writes (NULL if zero-length)
+ * @wr_va: its address from the RETH
+ * @wr_len: its length from the RETH
+ * @wr_off: bytes of it written so far
  * @epsn: the responder's expected PSN
  * @msn: the responder's message sequence number
  * @nak_sent: a sequence NAK for @epsn was sent (one per gap)
+ * @res: the responder resources, a ring by free-running index
+ * @res_head: index of the next resource to fill
+ * @res_tail: index of the oldest resource whose responses are not all
+ *	sent (@res_head when all are)
+ * @ack: the ACK or NAK to send once the responses before it are out
+ * @resp_work: sends the rest of long READ responses in process context
  * @retry: retries left of the current packet (@retry_cnt after progress)
  * @rnr_retry_left: RNR retries left (7: infinite)
  * @retrans_timer: the local ACK timeout; also waits out an RNR NAK
@@ -186,6 +267,7 @@ struct sroce_qp {
 	u32 psn_next;
 	u32 psn_una;
 	u32 psn_max;
+	bool rd_gap;
 	u8 retry;
 	u8 rnr_retry_left;
 	bool rnr_wait;
@@ -197,9 +279,19 @@ struct sroce_qp {
 	struct sroce_rwqe rwqe;
 	bool in_msg;
 	u32 recv_off;
+	bool in_write;
+	struct sroce_mr *wr_mr;
+	u64 wr_va;
+	u32 wr_len;
+	u32 wr_off;
 	u32 epsn;
 	u32 msn;
 	bool nak_sent;
+	struct sroce_res res[SROCE_RES_RING];
+	u32 res_head;
+	u32 res_tail;
+	struct sroce_resp_ack ack;
+	struct work_struct resp_work;
 
 	struct ib_qp_attr attr;
 	union ib_gid sgid;
@@ -260,6 +352,11 @@ void sroce_qp_complete(struct sroce_qp *qp, struct sroce_cq *cq,
 		       struct sroce_nfy *nfy);
 void sroce_qp_notify(struct sroce_nfy *nfy);
 void sroce_sge_put(struct sroce_sge_ref *sge, u32 n);
+int sroce_sge_scatter_skb(const struct sroce_sge_ref *sge, u32 num_sge,
+			  u32 off, const struct sk_buff *skb, int skb_off,
+			  u32 len);
+void sroce_qp_run_one(struct sroce_qp *qp, unsigned int running_bit,
+		      bool (*run)(struct sroce_qp *qp));
 int sroce_qp_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 struct sk_buff *sroce_qp_alloc_skb(struct sroce_qp *qp, u32 hdr_len,
 				   u32 paylen, u8 **hdr);
@@ -269,6 +366,8 @@ void sroce_req_kick(struct sroce_qp *qp);
 void sroce_req_work(struct work_struct *work);
 void sroce_req_release_swqe(struct sroce_swqe *w);
 void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
+enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode);
+bool sroce_req_is_rd(u32 opcode);
 
 /* comp.c */
 void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
@@ -280,5 +379,8 @@ void sroce_comp_arm_timer(struct sroce_qp *qp);
 void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		    const struct sroce_pkt *pkt);
 void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
+void sroce_resp_reset(struct sroce_qp *qp);
+void sroce_resp_kick(struct sroce_qp *qp);
+void sroce_resp_work(struct work_struct *work);
 
 #endif /* SROCE_QP_H */

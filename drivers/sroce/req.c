@@ -42,7 +42,13 @@ module_param(req_defer, bool, 0644);
 MODULE_PARM_DESC(req_defer,
 		 "run the requester in a work item instead of the caller (default: no)");
 
-static enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode)
+/**
+ * sroce_req_wc_opcode() - the completion opcode of a send WQE
+ * @opcode: enum ib_uverbs_wr_opcode
+ *
+ * Return: enum ib_wc_opcode.
+ */
+enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode)
 {
 	switch (opcode) {
 	case IB_UVERBS_WR_RDMA_WRITE:
@@ -62,6 +68,20 @@ static enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode)
 }
 
 /**
+ * sroce_req_is_rd() - does a send WQE use a responder resource
+ * @opcode: enum ib_uverbs_wr_opcode
+ *
+ * Return: true for RDMA READ and the atomics, which max_rd_atomic limits
+ * and a fence waits for.
+ */
+bool sroce_req_is_rd(u32 opcode)
+{
+	return opcode == IB_UVERBS_WR_RDMA_READ ||
+	       opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/**
  * sroce_req_release_swqe() - drop what a fetched WQE holds
  * @w: the kernel's copy
  */
@@ -74,7 +94,8 @@ void sroce_req_release_swqe(struct sroce_swqe *w)
 
 /* Copy and check the gather list; the status of a failure, or 0. */
 static u8 sroce_req_fetch_sges(struct sroce_qp *qp, struct sroce_swqe *w,
-			       const struct sroce_sge *usge, u32 num_sge)
+			       const struct sroce_sge *usge, u32 num_sge,
+			       int access)
 {
 	u64 total = 0;
 	u32 i;
@@ -93,8 +114,8 @@ static u8 sroce_req_fetch_sges(struct sroce_qp *qp, struct sroce_swqe *w,
 		w->num_sge = i + 1;
 		if (!sge.length)
 			continue;
-		mr = sroce_mr_lookup_local(qp->sdev, sge.lkey, qp->ibqp.pd, 0,
-					   sge.addr, sge.length);
+		mr = sroce_mr_lookup_local(qp->sdev, sge.lkey, qp->ibqp.pd,
+					   access, sge.addr, sge.length);
 		if (IS_ERR(mr)) {
 			ibdev_dbg(qp->ibqp.device,
 				  "QP %u: send SGE %u lkey %#x %#llx+%u: %ld\n",
@@ -142,9 +163,26 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 	w->imm = u.imm_data;
 	w->state = SROCE_SWQE_PENDING;
 
+	w->rkey = u.rkey;
+	w->remote_addr = u.remote_addr;
+	w->compare_add = u.compare_add;
+	w->swap = u.swap;
+
 	switch (u.opcode) {
 	case IB_UVERBS_WR_SEND:
 	case IB_UVERBS_WR_SEND_WITH_IMM:
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		break;
+	case IB_UVERBS_WR_RDMA_READ:
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		/* No responder resources granted: the peer would refuse. */
+		if (!qp->attr.max_rd_atomic ||
+		    (w->send_flags & SROCE_SEND_INLINE)) {
+			status = IB_WC_LOC_QP_OP_ERR;
+			goto out;
+		}
 		break;
 	default:
 		ibdev_dbg(qp->ibqp.device, "QP %u: send opcode %u\n",
@@ -165,9 +203,18 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 			status = IB_WC_LOC_LEN_ERR;
 			goto out;
 		}
+		/* READ responses and atomic results are written locally. */
 		status = sroce_req_fetch_sges(qp, w, slot + sizeof(u),
-					      u.num_sge);
+					      u.num_sge,
+					      sroce_req_is_rd(u.opcode) ?
+					      IB_ACCESS_LOCAL_WRITE : 0);
 	}
+	if (!status && sroce_req_is_rd(u.opcode) &&
+	    u.opcode != IB_UVERBS_WR_RDMA_READ && w->length != sizeof(u64))
+		status = IB_WC_LOC_LEN_ERR;	/* an atomic returns 8 bytes */
+	if (!status && u.opcode == IB_UVERBS_WR_RDMA_READ &&
+	    sroce_seg_npkts(w->length, qp->pmtu) > SROCE_REQ_MAX_READ_PKTS)
+		status = IB_WC_LOC_LEN_ERR;
 out:
 	if (status) {
 		sroce_req_release_swqe(w);
@@ -209,20 +256,64 @@ static int sroce_req_copy_payload(const struct sroce_swqe *w, u32 off,
 	return len ? -EFAULT : 0;
 }
 
+/* The message operation of a WQE that sends payload. */
+static enum sroce_msg_op sroce_req_msg_op(u32 opcode)
+{
+	switch (opcode) {
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+		return SROCE_MSG_SEND_IMM;
+	case IB_UVERBS_WR_RDMA_WRITE:
+		return SROCE_MSG_WRITE;
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		return SROCE_MSG_WRITE_IMM;
+	default:
+		return SROCE_MSG_SEND;
+	}
+}
+
+/*
+ * The packet of WQE @w at the requester's position: its opcode and
+ * payload length in @seg, its PSNs counted in @npsn.  A READ request
+ * asks for the rest of the data from cur_off on, and takes one PSN per
+ * response packet; an atomic takes one.
+ */
+static int sroce_req_seg(struct sroce_qp *qp, const struct sroce_swqe *w,
+			 struct sroce_seg *seg, u32 *npsn)
+{
+	*npsn = 1;
+	switch (w->opcode) {
+	case IB_UVERBS_WR_RDMA_READ:
+		memset(seg, 0, sizeof(*seg));
+		seg->opcode = SROCE_OP_RC_READ_REQUEST;
+		seg->last = 1;
+		*npsn = sroce_seg_npkts(w->length - qp->cur_off, qp->pmtu);
+		return 0;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		memset(seg, 0, sizeof(*seg));
+		seg->opcode = w->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
+			      SROCE_OP_RC_CMP_SWAP : SROCE_OP_RC_FETCH_ADD;
+		seg->last = 1;
+		return 0;
+	default:
+		return sroce_seg_at(SROCE_TRANSPORT_RC,
+				    sroce_req_msg_op(w->opcode), w->length,
+				    qp->pmtu, qp->cur_off, seg);
+	}
+}
+
 /* One packet of WQE @w at the requester's position, onto @list. */
 static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 			       struct sk_buff_head *list)
 {
-	enum sroce_msg_op op = w->opcode == IB_UVERBS_WR_SEND_WITH_IMM ?
-			       SROCE_MSG_SEND_IMM : SROCE_MSG_SEND;
+	const struct sroce_opcode_info *info;
 	struct sroce_hdrs h = {};
 	struct sroce_seg seg;
 	struct sk_buff *skb;
-	u32 hdr_len, ack_seq;
+	u32 hdr_len, ack_seq, npsn;
 	u8 *hdr;
 
-	if (sroce_seg_at(SROCE_TRANSPORT_RC, op, w->length, qp->pmtu,
-			 qp->cur_off, &seg))
+	if (sroce_req_seg(qp, w, &seg, &npsn))
 		return -EINVAL;
 	if (!qp->cur_off) {
 		w->first_psn = qp->psn_next;
@@ -230,7 +321,8 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 					    sroce_seg_npkts(w->length,
 							    qp->pmtu) - 1);
 	}
-	hdr_len = sroce_opcode_lookup(seg.opcode)->hdr_len;
+	info = sroce_opcode_lookup(seg.opcode);
+	hdr_len = info->hdr_len;
 	skb = sroce_qp_alloc_skb(qp, hdr_len, seg.paylen, &hdr);
 	if (!skb)
 		return -ENOMEM;
@@ -247,16 +339,27 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	h.bth.psn = qp->psn_next;
 	if (seg.last && (w->send_flags & SROCE_SEND_SOLICITED))
 		h.bth.flags |= SROCE_BTHF_SE;
+	/* READ and atomic requests are answered by their responses. */
 	ack_seq = sroce_psn_outstanding(qp->psn_next, w->first_psn) + 1;
-	if (seg.last || !(ack_seq % SROCE_REQ_ACK_EVERY))
+	if ((info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) &&
+	    (seg.last || !(ack_seq % SROCE_REQ_ACK_EVERY)))
 		h.bth.flags |= SROCE_BTHF_ACKREQ;
 	h.imm = be32_to_cpu((__force __be32)w->imm);
+	/* The RETH of a WRITE's first packet, of a (resumed) READ. */
+	h.reth.va = w->remote_addr + qp->cur_off;
+	h.reth.rkey = w->rkey;
+	h.reth.len = w->length - qp->cur_off;
+	h.atmeth.va = w->remote_addr;
+	h.atmeth.rkey = w->rkey;
+	h.atmeth.swap_add = w->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
+			    w->swap : w->compare_add;
+	h.atmeth.compare = w->compare_add;
 	sroce_hdrs_build(hdr, hdr_len, &h);
 	__skb_queue_tail(list, skb);
 
 	if (sroce_psn_before(qp->psn_next, qp->psn_max))
 		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RETRANSMITS);
-	qp->psn_next = sroce_psn_add(qp->psn_next, 1);
+	qp->psn_next = sroce_psn_add(qp->psn_next, npsn);
 	if (sroce_psn_before(qp->psn_max, qp->psn_next))
 		qp->psn_max = qp->psn_next;
 	if (seg.last) {
@@ -267,6 +370,26 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 		qp->cur_off += seg.paylen;
 	}
 	return 0;
+}
+
+/*
+ * Must WQE @w wait before its first packet: a READ or atomic beyond the
+ * max_rd_atomic outstanding, or a fenced WQE behind a READ or atomic not
+ * yet complete.  Lock held.
+ */
+static bool sroce_req_rd_blocked(struct sroce_qp *qp,
+				 const struct sroce_swqe *w)
+{
+	bool rd = sroce_req_is_rd(w->opcode);
+	u32 i, n = 0;
+
+	if (qp->cur_off || (!rd && !(w->send_flags & SROCE_SEND_FENCE)))
+		return false;
+	for (i = qp->sq_retire; i != qp->sq_cur; i++)
+		n += sroce_req_is_rd(sroce_swqe_at(qp, i)->opcode);
+	if (n && (w->send_flags & SROCE_SEND_FENCE))
+		return true;
+	return rd && n >= qp->attr.max_rd_atomic;
 }
 
 /*
@@ -337,7 +460,8 @@ static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
 			break;
 		}
 		if (!sroce_psn_window_open(qp->psn_next, qp->psn_una,
-					   SROCE_REQ_WINDOW))
+					   SROCE_REQ_WINDOW) ||
+		    sroce_req_rd_blocked(qp, w))
 			break;
 		if (sroce_req_build_one(qp, w, list))
 			break;	/* no memory: the ACK timer retries */
@@ -348,7 +472,7 @@ static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
 	return n;
 }
 
-static void sroce_req_run(struct sroce_qp *qp)
+static bool sroce_req_run(struct sroce_qp *qp)
 {
 	struct sroce_nfy nfy;
 	struct sk_buff_head list;
@@ -367,21 +491,7 @@ static void sroce_req_run(struct sroce_qp *qp)
 			sroce_qp_xmit(qp, skb);
 		sroce_qp_notify(&nfy);
 	} while (n == SROCE_REQ_BATCH);
-}
-
-/* Run the requester here unless another context runs it (it looks again). */
-static void sroce_req_kick_here(struct sroce_qp *qp)
-{
-	set_bit(SROCE_QPF_REQ_AGAIN, &qp->flags);
-	while (!test_and_set_bit(SROCE_QPF_REQ_RUNNING, &qp->flags)) {
-		while (test_and_clear_bit(SROCE_QPF_REQ_AGAIN, &qp->flags))
-			sroce_req_run(qp);
-		clear_bit_unlock(SROCE_QPF_REQ_RUNNING, &qp->flags);
-		/* A kick that saw RUNNING set AGAIN before: see it now. */
-		smp_mb__after_atomic();
-		if (!test_bit(SROCE_QPF_REQ_AGAIN, &qp->flags))
-			break;
-	}
+	return true;
 }
 
 /**
@@ -398,7 +508,7 @@ void sroce_req_kick(struct sroce_qp *qp)
 		queue_work(system_highpri_wq, &qp->req_work);
 		return;
 	}
-	sroce_req_kick_here(qp);
+	sroce_qp_run_one(qp, SROCE_QPF_REQ_RUNNING, sroce_req_run);
 }
 
 /**
@@ -407,7 +517,8 @@ void sroce_req_kick(struct sroce_qp *qp)
  */
 void sroce_req_work(struct work_struct *work)
 {
-	sroce_req_kick_here(container_of(work, struct sroce_qp, req_work));
+	sroce_qp_run_one(container_of(work, struct sroce_qp, req_work),
+			 SROCE_QPF_REQ_RUNNING, sroce_req_run);
 }
 
 /**

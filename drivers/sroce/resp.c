@@ -1,27 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * resp.c - the responder: request packets to received messages and ACKs.
+ * resp.c - the responder: request packets to received messages, RDMA
+ * READ responses, atomic replies and ACKs.
  *
  * Each request packet is classified by its PSN against the expected PSN
  * (IBTA 9.7.5):
- *  - a duplicate is acknowledged again (the last ACK was lost) and
- *    dropped;
+ *  - a duplicate SEND or WRITE is acknowledged again (the last ACK was
+ *    lost) and dropped; a duplicate READ or atomic is answered again from
+ *    its responder resource (below);
  *  - one ahead of it shows a lost packet: a single PSN sequence error NAK
  *    per gap, and the packet is dropped;
- *  - the expected one is executed: a SEND consumes the receive WQE at the
- *    head of the receive ring (taken with its first packet, scattered
- *    across its SGEs) and completes it with its last packet.
- * With no receive WQE posted the packet is refused with an RNR NAK, and
- * the requester sends it again later.  A message that does not fit its
- * receive WQE, or a receive WQE that fails its checks, completes the
- * WQE with the error, NAKs the request, and moves the QP to ERROR.
+ *  - the expected one is executed:
+ *    SEND consumes the receive WQE at the head of the receive ring (taken
+ *    with its first packet, scattered across its SGEs) and completes it
+ *    with its last packet;
+ *    RDMA WRITE checks the RETH of its first packet against the rkey and
+ *    writes every packet where the RETH says; WRITE with immediate data
+ *    consumes and completes a receive WQE with its last packet;
+ *    RDMA READ and the atomics take a responder resource (at most
+ *    max_dest_rd_atomic waiting for their responses); an atomic executes
+ *    at once, a READ's responses are read from memory as they are sent.
+ * With no receive WQE posted a packet that needs one is refused with an
+ * RNR NAK, and the requester sends it again later.
  *
- * ACKs go out for packets that ask for one (AckReq), which the requester
- * sets on the last packet of every message and at intervals in long ones:
- * every ACK acknowledges all the PSNs before it.
+ * Protection.  Everything a remote request touches is checked before a
+ * byte is read or written: the QP's remote access flags, then the rkey
+ * against the QP's PD, the access right and the range (mr.c).  A failure
+ * NAKs the request with a remote access error and moves the QP to ERROR.
+ * A malformed request (a length disagreeing with the RETH, a misaligned
+ * atomic, more READs and atomics than granted) is an invalid request NAK.
  *
- * Runs in softirq (the receive path), under the QP lock; packets are sent
- * after the lock is dropped.
+ * Responder resources.  A ring of SROCE_RES_RING entries records every
+ * READ and atomic accepted: what remains to be sent, and, once answered,
+ * what a duplicate needs: the PSN range and MSN of a READ (answered again
+ * from memory, with the duplicate's RETH checked again) or the original
+ * value of an atomic (returned again, not executed twice).
+ *
+ * Output.  Responses leave in PSN order: the READ responses and atomic
+ * replies in resource order, then the pending ACK or NAK (ACKs coalesce:
+ * each acknowledges every PSN before it, and a READ response or atomic
+ * reply acknowledges the requests before its own).  One context at a time
+ * sends them (sroce_qp_run_one()): the receive path, for at most
+ * SROCE_RESP_SOFTIRQ_BUDGET packets, then the QP's work item for the rest
+ * of a long READ, so a large READ neither holds the softirq nor overruns
+ * the receiver's backlog.
+ *
+ * Runs in softirq (the receive path) under the QP lock, except the output
+ * engine, which builds packets under the lock and sends them after.
  */
 #include <linux/skbuff.h>
 
@@ -33,54 +58,26 @@
 /* The ACK syndrome: no end-to-end credits, as rdma_rxe and most NICs. */
 #define SROCE_RESP_SYN_ACK	sroce_aeth_syn_ack(SROCE_AETH_CREDIT_INVALID)
 
-/* An ACK or NAK the responder has decided to send. */
-struct sroce_resp_ack {
-	bool send;
-	u8 syndrome;
-	u32 psn;
-	u32 msn;
-};
-
-static void sroce_resp_set_ack(struct sroce_qp *qp, struct sroce_resp_ack *ack,
-			       u8 syndrome, u32 psn)
+/* Decide the ACK or NAK to send for @psn (the last decision counts). */
+static void sroce_resp_set_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 {
-	ack->send = true;
-	ack->syndrome = syndrome;
-	ack->psn = psn;
-	ack->msn = qp->msn;
-}
-
-static void sroce_resp_xmit_ack(struct sroce_qp *qp,
-				const struct sroce_resp_ack *ack)
-{
-	u32 hdr_len = SROCE_BTH_LEN + SROCE_AETH_LEN;
-	struct sroce_hdrs h = {};
-	struct sk_buff *skb;
-	u8 *hdr;
-
-	skb = sroce_qp_alloc_skb(qp, hdr_len, 0, &hdr);
-	if (!skb)
-		return;
-	h.bth.opcode = SROCE_OP_RC_ACK;
-	h.bth.pkey = SROCE_DEFAULT_PKEY;
-	h.bth.dqpn = qp->attr.dest_qp_num;
-	h.bth.psn = ack->psn;
-	h.aeth.syndrome = ack->syndrome;
-	h.aeth.msn = ack->msn;
-	sroce_hdrs_build(hdr, hdr_len, &h);
-	sroce_qp_xmit(qp, skb);
+	qp->ack.send = true;
+	qp->ack.syndrome = syndrome;
+	qp->ack.psn = psn;
+	qp->ack.msn = qp->msn;
 }
 
 /* Complete the receive WQE in use with @status, or with its data. */
 static void sroce_resp_complete(struct sroce_qp *qp, u8 status,
+				enum ib_wc_opcode opcode, u32 byte_len,
 				const struct sroce_pkt *pkt, u32 imm,
 				struct sroce_nfy *nfy)
 {
 	struct sroce_cqe cqe = {
 		.wr_id = qp->rwqe.wr_id,
 		.status = status,
-		.opcode = IB_WC_RECV,
-		.byte_len = qp->recv_off,
+		.opcode = opcode,
+		.byte_len = byte_len,
 		.src_qp = qp->attr.dest_qp_num,
 	};
 	bool solicited = false;
@@ -98,6 +95,79 @@ static void sroce_resp_complete(struct sroce_qp *qp, u8 status,
 	/* The slot is free before its completion shows (the uapi). */
 	sroce_queue_store_consumer(&qp->rq, ++qp->rq_cons);
 	sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe, solicited, nfy);
+}
+
+/* End the RDMA WRITE in progress, if any. */
+static void sroce_resp_end_write(struct sroce_qp *qp)
+{
+	if (qp->wr_mr)
+		sroce_mr_put(qp->wr_mr);
+	qp->wr_mr = NULL;
+	qp->in_write = false;
+}
+
+/*
+ * The request at @psn cannot be executed: NAK it with @code, complete the
+ * receive WQE in use (if any) with @status, and move the QP to ERROR.
+ */
+static void sroce_resp_fail(struct sroce_qp *qp, enum sroce_nak_code code,
+			    u8 status, const struct sroce_pkt *pkt,
+			    struct sroce_nfy *nfy)
+{
+	sroce_resp_set_ack(qp, sroce_aeth_syn_nak(code), pkt->bth.psn);
+	if (code == SROCE_NAK_REMOTE_ACCESS)
+		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_ACCESS_NAKS_SENT);
+	if (qp->in_msg)
+		sroce_resp_complete(qp, status, IB_WC_RECV, 0, pkt, 0, nfy);
+	sroce_resp_end_write(qp);
+	sroce_qp_error(qp, nfy);
+}
+
+static void sroce_resp_access_error(struct sroce_qp *qp,
+				    const struct sroce_pkt *pkt,
+				    struct sroce_nfy *nfy)
+{
+	sroce_resp_fail(qp, SROCE_NAK_REMOTE_ACCESS, IB_WC_REM_ACCESS_ERR,
+			pkt, nfy);
+}
+
+static void sroce_resp_invalid(struct sroce_qp *qp,
+			       const struct sroce_pkt *pkt,
+			       struct sroce_nfy *nfy)
+{
+	sroce_resp_fail(qp, SROCE_NAK_INVALID_REQ, IB_WC_REM_INV_REQ_ERR,
+			pkt, nfy);
+}
+
+/*
+ * Check a remote request against the QP's remote access flags and, unless
+ * it is of length zero (which touches nothing), its rkey: the region with
+ * a reference in *@mr (NULL for length zero).  0 or a negative errno.
+ */
+static int sroce_resp_rkey(struct sroce_qp *qp, int access, u32 rkey, u64 va,
+			   u64 len, struct sroce_mr **mr)
+{
+	*mr = NULL;
+	if ((qp->attr.qp_access_flags & access) != access) {
+		ibdev_dbg(qp->ibqp.device,
+			  "QP %u: remote access %#x not enabled on the QP\n",
+			  qp->ibqp.qp_num, access);
+		return -EACCES;
+	}
+	if (!len)
+		return 0;
+	*mr = sroce_mr_lookup_remote(qp->sdev, rkey, qp->ibqp.pd, access, va,
+				     len);
+	if (IS_ERR(*mr)) {
+		int err = PTR_ERR(*mr);
+
+		ibdev_dbg(qp->ibqp.device,
+			  "QP %u: rkey %#x %#llx+%#llx access %#x: %d\n",
+			  qp->ibqp.qp_num, rkey, va, len, access, err);
+		*mr = NULL;
+		return err;
+	}
+	return 0;
 }
 
 /*
@@ -153,64 +223,20 @@ static int sroce_resp_take_rwqe(struct sroce_qp *qp)
 	return 1;
 }
 
-/* Scatter a packet's payload into the receive WQE in use. */
-static int sroce_resp_scatter(struct sroce_qp *qp, struct sk_buff *skb,
-			      const struct sroce_pkt *pkt)
-{
-	struct sroce_rwqe *r = &qp->rwqe;
-	int skb_off = SROCE_UDP_HLEN + pkt->info->hdr_len;
-	u32 len = pkt->paylen, off = qp->recv_off, i;
-	int ret;
-
-	if (len > r->length || off > r->length - len)
-		return -IB_WC_LOC_LEN_ERR;
-	for (i = 0; i < r->num_sge && len; i++) {
-		const struct sroce_sge_ref *s = &r->sge[i];
-		u32 n;
-
-		if (off >= s->length) {
-			off -= s->length;
-			continue;
-		}
-		n = min(len, s->length - off);
-		ret = sroce_mr_copy_from_skb(s->mr, s->addr + off, skb,
-					     skb_off, n);
-		if (ret)
-			return -IB_WC_LOC_PROT_ERR;
-		skb_off += n;
-		len -= n;
-		off = 0;
-	}
-	qp->recv_off += pkt->paylen;
-	return 0;
-}
-
-/* Execute the expected SEND packet; lock held.  Sets the ACK to send. */
+/* Execute the expected SEND packet; lock held. */
 static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 			    const struct sroce_pkt *pkt,
-			    struct sroce_resp_ack *ack,
 			    struct sroce_nfy *nfy)
 {
 	u32 flags = pkt->info->flags;
 	struct sroce_hdrs h;
 	int ret;
 
-	if (!!(flags & SROCE_OPF_FIRST) == qp->in_msg) {
-		/* A FIRST/ONLY inside a message, or a MIDDLE/LAST outside. */
-		sroce_resp_set_ack(qp, ack,
-				   sroce_aeth_syn_nak(SROCE_NAK_INVALID_REQ),
-				   pkt->bth.psn);
-		if (qp->in_msg)
-			sroce_resp_complete(qp, IB_WC_REM_INV_REQ_ERR, pkt, 0,
-					    nfy);
-		sroce_qp_error(qp, nfy);
-		return;
-	}
 	if (flags & SROCE_OPF_FIRST) {
 		ret = sroce_resp_take_rwqe(qp);
 		if (!ret) {
 			sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RNR_NAK_SENT);
-			sroce_resp_set_ack(qp, ack,
+			sroce_resp_set_ack(qp,
 					   sroce_aeth_syn_rnr(qp->attr.min_rnr_timer),
 					   pkt->bth.psn);
 			return;
@@ -218,18 +244,29 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 		if (ret < 0)
 			goto err_local;
 	}
-	ret = sroce_resp_scatter(qp, skb, pkt);
-	if (ret)
+	if (pkt->paylen > qp->rwqe.length ||
+	    qp->recv_off > qp->rwqe.length - pkt->paylen) {
+		ret = -IB_WC_LOC_LEN_ERR;
 		goto err_local;
+	}
+	if (sroce_sge_scatter_skb(qp->rwqe.sge, qp->rwqe.num_sge,
+				  qp->recv_off, skb,
+				  SROCE_UDP_HLEN + pkt->info->hdr_len,
+				  pkt->paylen)) {
+		ret = -IB_WC_LOC_PROT_ERR;
+		goto err_local;
+	}
+	qp->recv_off += pkt->paylen;
 
 	qp->epsn = sroce_psn_add(qp->epsn, 1);
 	if (flags & SROCE_OPF_LAST) {
 		sroce_pkt_hdrs(pkt, &h);
 		qp->msn = (qp->msn + 1) & SROCE_PSN_MASK;
-		sroce_resp_complete(qp, IB_WC_SUCCESS, pkt, h.imm, nfy);
+		sroce_resp_complete(qp, IB_WC_SUCCESS, IB_WC_RECV,
+				    qp->recv_off, pkt, h.imm, nfy);
 	}
 	if (pkt->bth.flags & SROCE_BTHF_ACKREQ)
-		sroce_resp_set_ack(qp, ack, SROCE_RESP_SYN_ACK, pkt->bth.psn);
+		sroce_resp_set_ack(qp, SROCE_RESP_SYN_ACK, pkt->bth.psn);
 	return;
 
 err_local:
@@ -237,13 +274,379 @@ err_local:
 	 * The message cannot be placed: a length error is the requester's
 	 * (invalid request), a bad receive WQE is ours (operational error).
 	 */
-	sroce_resp_set_ack(qp, ack,
-			   sroce_aeth_syn_nak(-ret == IB_WC_LOC_LEN_ERR ?
-					      SROCE_NAK_INVALID_REQ :
-					      SROCE_NAK_REMOTE_OP),
-			   pkt->bth.psn);
-	sroce_resp_complete(qp, -ret, pkt, 0, nfy);
-	sroce_qp_error(qp, nfy);
+	sroce_resp_fail(qp, -ret == IB_WC_LOC_LEN_ERR ? SROCE_NAK_INVALID_REQ :
+			SROCE_NAK_REMOTE_OP, -ret, pkt, nfy);
+}
+
+/* Execute the expected RDMA WRITE packet; lock held. */
+static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
+			     const struct sroce_pkt *pkt,
+			     struct sroce_nfy *nfy)
+{
+	u32 flags = pkt->info->flags;
+	struct sroce_hdrs h;
+	int ret;
+
+	sroce_pkt_hdrs(pkt, &h);
+	if (flags & SROCE_OPF_FIRST) {
+		if (h.reth.len > SROCE_MAX_MSG_SIZE)
+			goto err_invalid;
+		if (sroce_resp_rkey(qp, IB_ACCESS_REMOTE_WRITE, h.reth.rkey,
+				    h.reth.va, h.reth.len, &qp->wr_mr)) {
+			sroce_resp_access_error(qp, pkt, nfy);
+			return;
+		}
+		qp->in_write = true;
+		qp->wr_va = h.reth.va;
+		qp->wr_len = h.reth.len;
+		qp->wr_off = 0;
+	}
+	/* The packets carry exactly the length the RETH announced. */
+	if (pkt->paylen > qp->wr_len - qp->wr_off ||
+	    !!(flags & SROCE_OPF_LAST) !=
+	    (qp->wr_off + pkt->paylen == qp->wr_len))
+		goto err_invalid;
+	if (flags & SROCE_OPF_IMM) {
+		ret = sroce_resp_take_rwqe(qp);
+		if (!ret) {
+			if (flags & SROCE_OPF_FIRST)
+				sroce_resp_end_write(qp);
+			sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RNR_NAK_SENT);
+			sroce_resp_set_ack(qp,
+					   sroce_aeth_syn_rnr(qp->attr.min_rnr_timer),
+					   pkt->bth.psn);
+			return;
+		}
+		if (ret < 0) {
+			sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, -ret, pkt, nfy);
+			return;
+		}
+	}
+	if (pkt->paylen &&
+	    sroce_mr_copy_from_skb(qp->wr_mr, qp->wr_va + qp->wr_off, skb,
+				   SROCE_UDP_HLEN + pkt->info->hdr_len,
+				   pkt->paylen)) {
+		sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, IB_WC_REM_OP_ERR, pkt,
+				nfy);
+		return;
+	}
+	qp->wr_off += pkt->paylen;
+
+	qp->epsn = sroce_psn_add(qp->epsn, 1);
+	if (flags & SROCE_OPF_LAST) {
+		sroce_resp_end_write(qp);
+		qp->msn = (qp->msn + 1) & SROCE_PSN_MASK;
+		if (flags & SROCE_OPF_IMM)
+			sroce_resp_complete(qp, IB_WC_SUCCESS,
+					    IB_WC_RECV_RDMA_WITH_IMM,
+					    qp->wr_len, pkt, h.imm, nfy);
+	}
+	if (pkt->bth.flags & SROCE_BTHF_ACKREQ)
+		sroce_resp_set_ack(qp, SROCE_RESP_SYN_ACK, pkt->bth.psn);
+	return;
+
+err_invalid:
+	sroce_resp_invalid(qp, pkt, nfy);
+}
+
+/* Responses not all sent. */
+static u32 sroce_resp_res_pending(const struct sroce_qp *qp)
+{
+	return qp->res_head - qp->res_tail;
+}
+
+/*
+ * The next resource, for a request at @psn; NULL when every one waits for
+ * its responses.  The oldest answered one makes room.
+ */
+static struct sroce_res *sroce_resp_res_new(struct sroce_qp *qp, u8 type,
+					    u32 psn, u32 msn)
+{
+	struct sroce_res *r;
+
+	if (sroce_resp_res_pending(qp) >= SROCE_RES_RING)
+		return NULL;
+	r = &qp->res[qp->res_head++ % SROCE_RES_RING];
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->first_psn = psn;
+	r->last_psn = psn;
+	r->cur_psn = psn;
+	r->msn = msn;
+	return r;
+}
+
+/*
+ * May a new READ or atomic take a resource: max_dest_rd_atomic bounds
+ * those waiting for their responses.
+ */
+static bool sroce_resp_res_granted(struct sroce_qp *qp)
+{
+	if (sroce_resp_res_pending(qp) < qp->attr.max_dest_rd_atomic)
+		return true;
+	ibdev_dbg(qp->ibqp.device,
+		  "QP %u: READ/atomic beyond max_dest_rd_atomic %u\n",
+		  qp->ibqp.qp_num, qp->attr.max_dest_rd_atomic);
+	return false;
+}
+
+/* Execute the expected RDMA READ request; lock held. */
+static void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			    struct sroce_nfy *nfy)
+{
+	struct sroce_hdrs h;
+	struct sroce_res *r;
+	struct sroce_mr *mr;
+	u32 npkts;
+
+	sroce_pkt_hdrs(pkt, &h);
+	npkts = sroce_seg_npkts(h.reth.len, qp->pmtu);
+	if (!sroce_resp_res_granted(qp) || h.reth.len > SROCE_MAX_MSG_SIZE ||
+	    npkts > SROCE_REQ_MAX_READ_PKTS) {
+		sroce_resp_invalid(qp, pkt, nfy);
+		return;
+	}
+	if (sroce_resp_rkey(qp, IB_ACCESS_REMOTE_READ, h.reth.rkey, h.reth.va,
+			    h.reth.len, &mr)) {
+		sroce_resp_access_error(qp, pkt, nfy);
+		return;
+	}
+	qp->msn = (qp->msn + 1) & SROCE_PSN_MASK;
+	r = sroce_resp_res_new(qp, SROCE_RES_READ, pkt->bth.psn, qp->msn);
+	r->last_psn = sroce_psn_add(pkt->bth.psn, npkts - 1);
+	r->mr = mr;
+	r->va = h.reth.va;
+	r->len = h.reth.len;
+	qp->epsn = sroce_psn_add(r->last_psn, 1);
+	/* Its responses acknowledge the requests before it. */
+	qp->ack.send = false;
+}
+
+/* Execute the expected atomic request; lock held. */
+static void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			      struct sroce_nfy *nfy)
+{
+	struct sroce_hdrs h;
+	struct sroce_mr *mr;
+	struct sroce_res *r;
+	u64 orig;
+	int err;
+
+	sroce_pkt_hdrs(pkt, &h);
+	if (!sroce_resp_res_granted(qp) || !IS_ALIGNED(h.atmeth.va, 8)) {
+		sroce_resp_invalid(qp, pkt, nfy);
+		return;
+	}
+	if (sroce_resp_rkey(qp, IB_ACCESS_REMOTE_ATOMIC, h.atmeth.rkey,
+			    h.atmeth.va, sizeof(u64), &mr)) {
+		sroce_resp_access_error(qp, pkt, nfy);
+		return;
+	}
+	err = sroce_mr_atomic(mr, h.atmeth.va,
+			      pkt->bth.opcode == SROCE_OP_RC_CMP_SWAP,
+			      h.atmeth.swap_add, h.atmeth.compare, &orig);
+	sroce_mr_put(mr);
+	if (err) {
+		sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, IB_WC_REM_OP_ERR, pkt,
+				nfy);
+		return;
+	}
+	qp->msn = (qp->msn + 1) & SROCE_PSN_MASK;
+	r = sroce_resp_res_new(qp, SROCE_RES_ATOMIC, pkt->bth.psn, qp->msn);
+	r->orig = orig;
+	qp->epsn = sroce_psn_add(qp->epsn, 1);
+	qp->ack.send = false;
+}
+
+/*
+ * A duplicate READ or atomic: answer it again from the resource that
+ * answered it, unless that one is still being answered, or is forgotten
+ * (the requester then times out and fails).  Lock held.
+ */
+static void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	u32 psn = pkt->bth.psn, i, npkts;
+	bool read = pkt->info->flags & SROCE_OPF_READ;
+	const struct sroce_res *old = NULL;
+	struct sroce_mr *mr = NULL;
+	struct sroce_hdrs h;
+	struct sroce_res *r;
+
+	for (i = 0; i < SROCE_RES_RING; i++) {
+		const struct sroce_res *c = &qp->res[i];
+
+		if (c->type != (read ? SROCE_RES_READ : SROCE_RES_ATOMIC) ||
+		    !sroce_psn_in_range(psn, c->first_psn,
+					sroce_psn_outstanding(c->last_psn,
+							      c->first_psn) + 1))
+			continue;
+		if (c->cur_psn != sroce_psn_add(c->last_psn, 1))
+			return;	/* its responses are still going out */
+		old = c;
+	}
+	if (!old || sroce_resp_res_pending(qp) >= SROCE_RES_RING)
+		return;
+	sroce_pkt_hdrs(pkt, &h);
+	if (read) {
+		/* The requester may ask for the rest only: its RETH says. */
+		npkts = sroce_seg_npkts(h.reth.len, qp->pmtu);
+		if (sroce_psn_outstanding(old->last_psn, psn) + 1 != npkts)
+			return;
+		if (sroce_resp_rkey(qp, IB_ACCESS_REMOTE_READ, h.reth.rkey,
+				    h.reth.va, h.reth.len, &mr))
+			return;
+	}
+	r = sroce_resp_res_new(qp, old->type, psn, old->msn);
+	r->last_psn = old->last_psn;
+	r->orig = old->orig;
+	r->mr = mr;
+	r->va = h.reth.va;
+	r->len = h.reth.len;
+}
+
+/* Next READ response packet of @r, or its atomic reply. */
+static struct sk_buff *sroce_resp_build_res(struct sroce_qp *qp,
+					    struct sroce_res *r)
+{
+	struct sroce_hdrs h = {};
+	struct sroce_seg seg = {};
+	struct sk_buff *skb;
+	u32 hdr_len, off = 0;
+	u8 *hdr;
+
+	if (r->type == SROCE_RES_READ) {
+		off = sroce_psn_outstanding(r->cur_psn, r->first_psn) *
+		      qp->pmtu;
+		if (sroce_seg_at(SROCE_TRANSPORT_RC, SROCE_MSG_READ_RESP,
+				 r->len, qp->pmtu, off, &seg))
+			return NULL;
+	} else {
+		seg.opcode = SROCE_OP_RC_ATOMIC_ACK;
+		seg.last = 1;
+	}
+	hdr_len = sroce_opcode_lookup(seg.opcode)->hdr_len;
+	skb = sroce_qp_alloc_skb(qp, hdr_len, seg.paylen, &hdr);
+	if (!skb)
+		return NULL;
+	if (seg.paylen && sroce_mr_copy(r->mr, r->va + off, hdr + hdr_len,
+					seg.paylen, SROCE_MR_TO_BUF)) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	h.bth.opcode = seg.opcode;
+	h.bth.pad = seg.pad;
+	h.bth.pkey = SROCE_DEFAULT_PKEY;
+	h.bth.dqpn = qp->attr.dest_qp_num;
+	h.bth.psn = r->cur_psn;
+	h.aeth.syndrome = SROCE_RESP_SYN_ACK;
+	h.aeth.msn = r->msn;
+	h.atmack = r->orig;
+	sroce_hdrs_build(hdr, hdr_len, &h);
+
+	r->cur_psn = sroce_psn_add(r->cur_psn, 1);
+	if (seg.last) {
+		if (r->mr)
+			sroce_mr_put(r->mr);
+		r->mr = NULL;
+		qp->res_tail++;
+	}
+	return skb;
+}
+
+static struct sk_buff *sroce_resp_build_ack(struct sroce_qp *qp)
+{
+	u32 hdr_len = SROCE_BTH_LEN + SROCE_AETH_LEN;
+	struct sroce_hdrs h = {};
+	struct sk_buff *skb;
+	u8 *hdr;
+
+	skb = sroce_qp_alloc_skb(qp, hdr_len, 0, &hdr);
+	if (!skb)
+		return NULL;
+	h.bth.opcode = SROCE_OP_RC_ACK;
+	h.bth.pkey = SROCE_DEFAULT_PKEY;
+	h.bth.dqpn = qp->attr.dest_qp_num;
+	h.bth.psn = qp->ack.psn;
+	h.aeth.syndrome = qp->ack.syndrome;
+	h.aeth.msn = qp->ack.msn;
+	sroce_hdrs_build(hdr, hdr_len, &h);
+	qp->ack.send = false;
+	return skb;
+}
+
+/*
+ * Build up to SROCE_REQ_BATCH of the responder's packets, in order, onto
+ * @list; lock held.  Returns the number built.  Out of memory, it stops:
+ * the requester times out and asks again.
+ */
+static int sroce_resp_build(struct sroce_qp *qp, struct sk_buff_head *list)
+{
+	struct sk_buff *skb;
+	int n = 0;
+
+	lockdep_assert_held(&qp->lock);
+	if (qp->destroyed)
+		return 0;
+	while (n < SROCE_REQ_BATCH) {
+		if (qp->res_tail != qp->res_head)
+			skb = sroce_resp_build_res(qp, &qp->res[qp->res_tail %
+								 SROCE_RES_RING]);
+		else if (qp->ack.send)
+			skb = sroce_resp_build_ack(qp);
+		else
+			break;
+		if (!skb)
+			break;
+		__skb_queue_tail(list, skb);
+		n++;
+	}
+	return n;
+}
+
+/* The output engine (see the top); false when the work item goes on. */
+static bool sroce_resp_run(struct sroce_qp *qp)
+{
+	bool task = in_task();
+	struct sk_buff_head list;
+	struct sk_buff *skb;
+	unsigned long flags;
+	int n, sent = 0;
+
+	__skb_queue_head_init(&list);
+	do {
+		if (!task && sent >= SROCE_RESP_SOFTIRQ_BUDGET) {
+			queue_work(system_highpri_wq, &qp->resp_work);
+			return false;
+		}
+		spin_lock_irqsave(&qp->lock, flags);
+		n = sroce_resp_build(qp, &list);
+		spin_unlock_irqrestore(&qp->lock, flags);
+
+		while ((skb = __skb_dequeue(&list)))
+			sroce_qp_xmit(qp, skb);
+		sent += n;
+		if (task)
+			cond_resched();
+	} while (n == SROCE_REQ_BATCH);
+	return true;
+}
+
+/**
+ * sroce_resp_kick() - send what the responder has to send
+ * @qp: the QP, lock not held
+ */
+void sroce_resp_kick(struct sroce_qp *qp)
+{
+	sroce_qp_run_one(qp, SROCE_QPF_RESP_RUNNING, sroce_resp_run);
+}
+
+/**
+ * sroce_resp_work() - the QP's responder work item: long READ responses
+ * @work: struct sroce_qp.resp_work
+ */
+void sroce_resp_work(struct work_struct *work)
+{
+	sroce_resp_kick(container_of(work, struct sroce_qp, resp_work));
 }
 
 /**
@@ -256,19 +659,24 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		    const struct sroce_pkt *pkt)
 {
 	struct sroce_stats __percpu *stats = qp->sdev->stats;
+	u32 flags = pkt->info->flags;
 	struct sroce_nfy nfy = {};
-	struct sroce_resp_ack ack = {};
-	unsigned long flags;
+	unsigned long irqflags;
+	bool out;
 
-	spin_lock_irqsave(&qp->lock, flags);
+	spin_lock_irqsave(&qp->lock, irqflags);
 	if (qp->destroyed || qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
 		goto out_unlock;
 
 	switch (sroce_psn_classify(pkt->bth.psn, qp->epsn)) {
 	case SROCE_PSN_DUPLICATE:
 		sroce_stats_inc(stats, SROCE_CNT_DUPLICATES);
+		if (flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC)) {
+			sroce_resp_replay(qp, pkt);
+			break;
+		}
 		/* Acknowledge again everything up to the expected PSN. */
-		sroce_resp_set_ack(qp, &ack, SROCE_RESP_SYN_ACK,
+		sroce_resp_set_ack(qp, SROCE_RESP_SYN_ACK,
 				   sroce_psn_add(qp->epsn, SROCE_PSN_MASK));
 		break;
 	case SROCE_PSN_AHEAD:
@@ -276,34 +684,58 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 			break;
 		qp->nak_sent = true;
 		sroce_stats_inc(stats, SROCE_CNT_SEQ_NAK_SENT);
-		sroce_resp_set_ack(qp, &ack,
-				   sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ),
+		sroce_resp_set_ack(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ),
 				   qp->epsn);
 		break;
 	case SROCE_PSN_EXPECTED:
 		qp->nak_sent = false;
-		if (pkt->info->flags & SROCE_OPF_SEND) {
-			sroce_resp_send(qp, skb, pkt, &ack, &nfy);
-		} else {
-			/* RDMA and atomics come with their own issue. */
-			sroce_resp_set_ack(qp, &ack,
-					   sroce_aeth_syn_nak(SROCE_NAK_INVALID_REQ),
-					   pkt->bth.psn);
-			sroce_qp_error(qp, &nfy);
-		}
+		/* A new message inside one, or a continuation outside. */
+		if ((flags & SROCE_OPF_FIRST) ? qp->in_msg || qp->in_write :
+		    !((flags & SROCE_OPF_SEND) ? qp->in_msg : qp->in_write))
+			sroce_resp_invalid(qp, pkt, &nfy);
+		else if (flags & SROCE_OPF_SEND)
+			sroce_resp_send(qp, skb, pkt, &nfy);
+		else if (flags & SROCE_OPF_WRITE)
+			sroce_resp_write(qp, skb, pkt, &nfy);
+		else if (flags & SROCE_OPF_READ)
+			sroce_resp_read(qp, pkt, &nfy);
+		else
+			sroce_resp_atomic(qp, pkt, &nfy);
 		break;
 	}
 out_unlock:
-	spin_unlock_irqrestore(&qp->lock, flags);
-	if (ack.send)
-		sroce_resp_xmit_ack(qp, &ack);
+	out = qp->ack.send || qp->res_tail != qp->res_head;
+	spin_unlock_irqrestore(&qp->lock, irqflags);
 	sroce_qp_notify(&nfy);
+	if (out)
+		sroce_resp_kick(qp);
+}
+
+/* Drop the responses not yet sent, and the WRITE and SEND in progress. */
+static void sroce_resp_drop(struct sroce_qp *qp)
+{
+	for (; qp->res_tail != qp->res_head; qp->res_tail++) {
+		struct sroce_res *r = &qp->res[qp->res_tail % SROCE_RES_RING];
+
+		if (r->mr)
+			sroce_mr_put(r->mr);
+		r->mr = NULL;
+		r->type = SROCE_RES_NONE;
+	}
+	sroce_resp_end_write(qp);
+	if (qp->in_msg || qp->rwqe.num_sge)
+		sroce_sge_put(qp->rwqe.sge, qp->rwqe.num_sge);
+	qp->rwqe.num_sge = 0;
+	qp->in_msg = false;
+	qp->recv_off = 0;
 }
 
 /**
  * sroce_resp_flush() - complete every receive WQE with IB_WC_WR_FLUSH_ERR
  * @qp: a QP in ERROR, lock held
  * @nfy: collects CQs to signal
+ *
+ * Responses not yet sent are dropped; a NAK decided is still sent.
  */
 void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 {
@@ -315,11 +747,7 @@ void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 	u32 prod;
 
 	lockdep_assert_held(&qp->lock);
-	if (qp->in_msg) {
-		sroce_sge_put(qp->rwqe.sge, qp->rwqe.num_sge);
-		qp->rwqe.num_sge = 0;
-		qp->in_msg = false;
-	}
+	sroce_resp_drop(qp);
 	prod = sroce_queue_load_producer(&qp->rq);
 	if (prod - qp->rq_cons > qp->rq.num_entries)
 		return;
@@ -331,4 +759,20 @@ void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 		sroce_queue_store_consumer(&qp->rq, ++qp->rq_cons);
 		sroce_qp_complete(qp, cq, &cqe, false, nfy);
 	}
+}
+
+/**
+ * sroce_resp_reset() - the responder back to its state after creation
+ * @qp: the QP, lock held
+ */
+void sroce_resp_reset(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	sroce_resp_drop(qp);
+	memset(qp->res, 0, sizeof(qp->res));
+	qp->res_head = 0;
+	qp->res_tail = 0;
+	qp->ack.send = false;
+	qp->msn = 0;
+	qp->nak_sent = false;
 }

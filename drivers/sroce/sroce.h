@@ -68,6 +68,8 @@
  * @mr_xa: memory regions by key index (mr.c); the xarray's own lock guards
  *	insertion and removal, lookups run under RCU.
  * @mr_next: cursor of the cyclic key index allocation, under @mr_xa's lock.
+ * @atomic_lock: makes the responder's atomics atomic with respect to each
+ *	other on this device (IB_ATOMIC_HCA); taken with interrupts off.
  * @qp_count: live queue pairs; atomic, bounded by SROCE_MAX_QP.
  * @qp_xa: queue pairs by number (qp.c); the xarray's lock guards insertion
  *	and removal, lookups run under RCU.
@@ -89,6 +91,7 @@ struct sroce_dev {
 	atomic_t mr_count;
 	struct xarray mr_xa;
 	u32 mr_next;
+	spinlock_t atomic_lock; /* see @atomic_lock above */
 	atomic_t qp_count;
 	struct xarray qp_xa;
 	u32 qp_next;

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# RC send/receive between two sroce devices: ibv_rc_pingpong (IPv4 and
-# IPv6 GIDs, path MTU 1024 and 4096), perftest's ib_send_bw/ib_send_lat
-# (-I 0 and -I 64, polling and events), the corner cases of
-# userspace/tools/sroce-rctest, the hw counters, and a clean rmmod
+# RC between two sroce devices: ibv_rc_pingpong (IPv4 and IPv6 GIDs, path
+# MTU 1024 and 4096), perftest's ib_send_bw/ib_send_lat (-I 0 and -I 64,
+# polling and events), the corner cases of userspace/tools/sroce-rctest
+# (send/receive, and RDMA WRITE/READ/atomics checked byte by byte, also on
+# a wire that duplicates every packet), the hw counters, and a clean rmmod
 # afterwards.
 #
 #   init_net                              $NS
@@ -254,6 +255,23 @@ test_rnr() {
 	[ "$(cnt sroce0 rnr_naks_rcvd)" -gt "$recvd" ]
 }
 
+# rctest rdma under a wire that duplicates every packet both ways: the
+# responder answers duplicate READs and atomics from its resources (an
+# atomic executed twice would show in the counter the test checks) and the
+# requester drops duplicate responses.
+test_rdma_dup() {
+	local before
+	modprobe sch_netem
+	tc qdisc add dev v0 root netem duplicate 100%
+	ip netns exec "$NS" tc qdisc add dev v1 root netem duplicate 100%
+	before=$(cnt sroce1 duplicate_requests)
+	rctest rdma || { tc qdisc del dev v0 root; ip netns exec "$NS" tc qdisc del dev v1 root; return 1; }
+	tc qdisc del dev v0 root
+	ip netns exec "$NS" tc qdisc del dev v1 root
+	echo "duplicate_requests of sroce1: $before -> $(cnt sroce1 duplicate_requests)"
+	[ "$(cnt sroce1 duplicate_requests)" -gt "$before" ]
+}
+
 # Every received packet counts once: rx_packets is the sum of the fates.
 fates_add_up() {
 	local f s=0 d=/sys/class/infiniband/$1/ports/1/hw_counters
@@ -294,7 +312,7 @@ test_rmmod() {
 	! lsmod | grep -q '^sroce '
 }
 
-ktap_plan 31
+ktap_plan 35
 run_test "module, veth and two devices set up" test_setup
 run_test "ibv_rc_pingpong, MTU 1024, 1 byte" test_pp_1024_1
 run_test "ibv_rc_pingpong, MTU 1024, 4 KiB" test_pp_1024_4k
@@ -324,6 +342,10 @@ run_test "rctest: bad lkey or address: LOC_PROT_ERR, then flush" rctest bad-lkey
 run_test "rctest: RNR retries exhausted, or waited out (counters move)" test_rnr
 run_test "rctest: receive too small: LOC_LEN_ERR and REM_INV_REQ_ERR" rctest recv-too-small
 run_test "rctest: completion events end to end" rctest events
+run_test "rctest: RDMA WRITE/WRITE_WITH_IMM/READ and atomics, every byte and result checked" rctest rdma
+run_test "rctest: the same on a wire duplicating every packet (no atomic runs twice)" test_rdma_dup
+run_test "rctest: max_rd_atomic honoured, and enforced by the responder" rctest rd-limit
+run_test "rctest: ibv_rereg_mr (access, translation; the old keys refused)" rctest rereg
 run_test "hw counters moved, no receive errors" test_counters
 run_test "rmmod after traffic is clean" test_rmmod
 ktap_finish

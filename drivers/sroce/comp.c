@@ -29,8 +29,12 @@
 #include "counters.h"
 #include "proto/sroce_proto.h"
 
-/* Retire the WQEs whose packets are all acknowledged; lock held. */
-static void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy)
+/**
+ * sroce_comp_retire() - retire the WQEs whose packets are all acknowledged
+ * @qp: the QP, lock held
+ * @nfy: collects CQs to signal
+ */
+void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy)
 {
 	struct sroce_cq *cq = sroce_qp_send_cq(qp);
 
@@ -95,6 +99,8 @@ static void sroce_comp_rewind(struct sroce_qp *qp, u32 psn)
 			break;
 		if (i == qp->sq_cur && !qp->cur_off)
 			break;	/* not started: nothing of it was sent */
+		if (sroce_req_is_local(w->opcode))
+			continue;	/* no packets; executed once */
 		npkts = sroce_psn_outstanding(w->last_psn, w->first_psn) + 1;
 		if (!sroce_psn_in_range(psn, w->first_psn, npkts))
 			continue;
@@ -104,7 +110,8 @@ static void sroce_comp_rewind(struct sroce_qp *qp, u32 psn)
 		qp->psn_next = psn;
 		for (; i != qp->sq_head; i++) {
 			w = sroce_swqe_at(qp, i);
-			if (w->state == SROCE_SWQE_SENT)
+			if (w->state == SROCE_SWQE_SENT &&
+			    !sroce_req_is_local(w->opcode))
 				w->state = SROCE_SWQE_PENDING;
 		}
 		return;

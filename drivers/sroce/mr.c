@@ -7,7 +7,9 @@
  * into the device's xarray in the upper bits, and a variant byte, random per
  * registration, in the low 8 bits, so a key kept after deregistration does
  * not name the next region that gets the same index (with probability
- * 255/256).  Index 0 is never used: key 0 is always invalid.
+ * 255/256).  Index 0 is never used: key 0 is always invalid.  Memory
+ * windows (mw.c) take their rkeys from the same table, their entries
+ * tagged SROCE_KEY_TAG_MW: an rkey may name either, an lkey only a region.
  *
  * Lifetime.  Lookups find the region under RCU and take a reference with
  * kref_get_unless_zero(); deregistration removes it from the xarray (no new
@@ -18,6 +20,9 @@
  * Checks (sroce_mr_lookup_local() / _remote()), in this order; the first
  * failure decides the error:
  *  1. the key names a live region (index and variant): else -ENOENT;
+ *     an rkey naming a window is checked by the window first (mw.c:
+ *     bound, the caller's PD and, for type 2, QP, its rights and range),
+ *     then stands for the region the window lies in;
  *  2. the region belongs to the caller's PD: else -EACCES;
  *  3. the access is granted: a local access asks for 0 (read, always
  *     granted) or IB_ACCESS_LOCAL_WRITE; a remote one for one or more of
@@ -43,13 +48,12 @@
 /*
  * Access flags a registration may carry.  IB_ACCESS_HUGETLB and the
  * optional range (relaxed ordering) are hints without effect here.
- * Memory windows (MW_BIND), zero-based and on-demand regions are not
- * offered.
+ * Zero-based and on-demand regions are not offered.
  */
 #define SROCE_MR_ACCESS_OK						\
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |		\
 	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |		\
-	 IB_ACCESS_HUGETLB | IB_ACCESS_OPTIONAL)
+	 IB_ACCESS_MW_BIND | IB_ACCESS_HUGETLB | IB_ACCESS_OPTIONAL)
 
 #define SROCE_MR_ACCESS_REMOTE						\
 	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |		\
@@ -64,6 +68,8 @@ void sroce_mr_dev_init(struct sroce_dev *sdev)
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
 	sdev->mr_next = 1;
 	atomic_set(&sdev->mr_count, 0);
+	spin_lock_init(&sdev->key_lock);
+	atomic_set(&sdev->mw_count, 0);
 	spin_lock_init(&sdev->atomic_lock);
 }
 
@@ -106,6 +112,26 @@ void sroce_mr_put(struct sroce_mr *mr)
 	kref_put(&mr->ref, sroce_mr_release);
 }
 
+/**
+ * sroce_key_alloc() - reserve an index of the key table
+ * @sdev: the device
+ * @index: set to the index, 1..2^24-1, cyclically allocated
+ *
+ * The entry stays NULL (no lookup finds it) until the caller stores its
+ * object there with xa_store(), once the key is set.
+ *
+ * Return: 0, -EBUSY when every index is taken, -ENOMEM.
+ */
+int sroce_key_alloc(struct sroce_dev *sdev, u32 *index)
+{
+	int ret;
+
+	ret = xa_alloc_cyclic(&sdev->mr_xa, index, NULL,
+			      XA_LIMIT(1, SROCE_MR_INDEX_MAX), &sdev->mr_next,
+			      GFP_KERNEL);
+	return ret < 0 ? ret : 0;
+}
+
 /*
  * Common tail of both registrations: count, key, publish.  On failure
  * nothing of this is left; the caller still owns @mr and its umem.
@@ -121,13 +147,12 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 	kref_init(&mr->ref);
 	init_completion(&mr->released);
 	/* Reserve the index first: the key must be set before publishing. */
-	ret = xa_alloc_cyclic(&sdev->mr_xa, &index, NULL,
-			      XA_LIMIT(1, SROCE_MR_INDEX_MAX), &sdev->mr_next,
-			      GFP_KERNEL);
-	if (ret < 0)
+	ret = sroce_key_alloc(sdev, &index);
+	if (ret)
 		goto err_dec_count;
-	mr->ibmr.lkey = index << 8 | get_random_u8();
-	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->key = index << 8 | get_random_u8();
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
 	/* Publishes the initialised region (xa_store implies a barrier). */
 	xa_store(&sdev->mr_xa, index, mr, GFP_KERNEL);
 	return 0;
@@ -272,22 +297,36 @@ err_free_mr:
 
 /**
  * sroce_mr_dereg() - ops.dereg_mr
- * @ibmr: a region no MW or QP operation needs any more
+ * @ibmr: a region no QP operation needs any more
  * @udata: unused
  *
  * Sleeps until every data-path reference is gone.
  *
- * Return: 0.
+ * Return: 0, or -EBUSY while memory windows are bound to the region (it
+ * stays registered).
  */
 int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibmr->device);
 	struct sroce_mr *mr = to_smr(ibmr);
+	unsigned long flags;
 
-	xa_erase(&sdev->mr_xa, mr->ibmr.lkey >> 8);
+	spin_lock_irqsave(&sdev->key_lock, flags);
+	if (mr->num_mw) {
+		spin_unlock_irqrestore(&sdev->key_lock, flags);
+		ibdev_dbg(ibmr->device, "dereg_mr: %u windows bound to %#x\n",
+			  mr->num_mw, ibmr->lkey);
+		return -EBUSY;
+	}
+	mr->dead = true;
+	spin_unlock_irqrestore(&sdev->key_lock, flags);
+
+	xa_erase(&sdev->mr_xa, mr->key >> 8);
 	sroce_mr_put(mr);
 	wait_for_completion(&mr->released);
 
+	kfree(mr->fr_map);
+	kfree(mr->fr_pages);
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
 	atomic_dec(&sdev->mr_count);
@@ -295,41 +334,105 @@ int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
+/**
+ * sroce_mr_rereg_user() - ops.rereg_user_mr
+ * @ibmr: a user region
+ * @flags: IB_MR_REREG_TRANS, _PD and/or _ACCESS
+ * @start: with IB_MR_REREG_TRANS: the new user address
+ * @length: with IB_MR_REREG_TRANS: the new length
+ * @iova: with IB_MR_REREG_TRANS: the new I/O virtual address
+ * @access: with IB_MR_REREG_ACCESS: the new access flags
+ * @pd: the PD of the region after the call (the old one without _PD)
+ * @udata: no driver data either way
+ *
+ * Always a new registration, with new keys, of what is asked for and what
+ * stays; the core then deregisters the old one.  The old region is
+ * untouched when this fails.
+ *
+ * Return: the new region, or ERR_PTR(): -EINVAL for a kernel region,
+ * -EBUSY while windows are bound to it, sroce_mr_reg_user()'s errors.
+ */
+struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *pd, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibmr->device);
+	struct sroce_mr *mr = to_smr(ibmr);
+	unsigned long irqflags;
+	u32 num_mw;
+
+	if (!mr->umem)
+		return ERR_PTR(-EINVAL);
+	spin_lock_irqsave(&sdev->key_lock, irqflags);
+	num_mw = mr->num_mw;
+	spin_unlock_irqrestore(&sdev->key_lock, irqflags);
+	if (num_mw)
+		return ERR_PTR(-EBUSY);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = mr->length;
+		iova = mr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	return sroce_mr_reg_user(pd, start, length, iova, access, udata);
+}
+
+/* Checks 2 to 4 of the top on a region the caller holds a reference to. */
+static int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, int access,
+			  u64 va, u64 len)
+{
+	u64 end;
+
+	if (mr->pd != pd || (access & mr->access) != access)
+		return -EACCES;
+	if (va < mr->iova || check_add_overflow(va, len, &end) ||
+	    end > mr->iova + mr->length)
+		return -ERANGE;
+	return 0;
+}
+
 static struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
-					struct ib_pd *pd, int access, u64 va,
-					u64 len)
+					struct ib_pd *pd, u32 qpn, bool remote,
+					int access, u64 va, u64 len)
 {
 	struct sroce_mr *mr;
-	u64 end, mr_end;
+	unsigned long flags;
+	void *entry;
 	int ret;
 
 	rcu_read_lock();
-	mr = xa_load(&sdev->mr_xa, key >> 8);
-	if (!mr || mr->ibmr.lkey != key || !kref_get_unless_zero(&mr->ref)) {
+	entry = xa_load(&sdev->mr_xa, key >> 8);
+	if (entry && xa_pointer_tag(entry) == SROCE_KEY_TAG_MW) {
+		mr = remote ? sroce_mw_resolve(xa_untag_pointer(entry), key, pd,
+					       qpn, access, va, len) :
+			      ERR_PTR(-ENOENT);
+		rcu_read_unlock();
+		/* The window's range lies inside the region: check 4 holds. */
+		return mr;
+	}
+	mr = entry;
+	if (!mr || READ_ONCE(mr->key) != key ||
+	    !kref_get_unless_zero(&mr->ref)) {
 		rcu_read_unlock();
 		return ERR_PTR(-ENOENT);
 	}
 	rcu_read_unlock();
 
-	if (mr->pd != pd) {
-		ret = -EACCES;
-		goto err_put;
+	if (mr->fr) {
+		/* Its registration changes with REG_MR and invalidation. */
+		spin_lock_irqsave(&sdev->key_lock, flags);
+		ret = mr->fr_valid && mr->key == key ?
+		      sroce_mr_check(mr, pd, access, va, len) : -ENOENT;
+		spin_unlock_irqrestore(&sdev->key_lock, flags);
+	} else {
+		ret = sroce_mr_check(mr, pd, access, va, len);
 	}
-	if ((access & mr->access) != access) {
-		ret = -EACCES;
-		goto err_put;
-	}
-	mr_end = mr->iova + mr->length;
-	if (va < mr->iova || check_add_overflow(va, len, &end) ||
-	    end > mr_end) {
-		ret = -ERANGE;
-		goto err_put;
+	if (ret) {
+		sroce_mr_put(mr);
+		return ERR_PTR(ret);
 	}
 	return mr;
-
-err_put:
-	sroce_mr_put(mr);
-	return ERR_PTR(ret);
 }
 
 /**
@@ -350,14 +453,16 @@ struct sroce_mr *sroce_mr_lookup_local(struct sroce_dev *sdev, u32 lkey,
 {
 	if (access & ~IB_ACCESS_LOCAL_WRITE)
 		return ERR_PTR(-EACCES);
-	return sroce_mr_lookup(sdev, lkey, pd, access, va, len);
+	return sroce_mr_lookup(sdev, lkey, pd, 0, false, access, va, len);
 }
 
 /**
  * sroce_mr_lookup_remote() - find a region by rkey for a remote access
  * @sdev: the device
- * @rkey: the key from the packet's RETH or AtomicETH
+ * @rkey: the key from the packet's RETH or AtomicETH: a region's, or a
+ *	memory window's
  * @pd: the PD of the QP the packet arrived on
+ * @qpn: that QP's number (a type 2 window serves the QP it is bound to)
  * @access: IB_ACCESS_REMOTE_READ, _WRITE and/or _ATOMIC; at least one
  * @va: first address accessed
  * @len: bytes accessed
@@ -365,12 +470,198 @@ struct sroce_mr *sroce_mr_lookup_local(struct sroce_dev *sdev, u32 lkey,
  * Return: as sroce_mr_lookup_local().
  */
 struct sroce_mr *sroce_mr_lookup_remote(struct sroce_dev *sdev, u32 rkey,
-					struct ib_pd *pd, int access, u64 va,
-					u64 len)
+					struct ib_pd *pd, u32 qpn, int access,
+					u64 va, u64 len)
 {
 	if (!access || (access & ~SROCE_MR_ACCESS_REMOTE))
 		return ERR_PTR(-EACCES);
-	return sroce_mr_lookup(sdev, rkey, pd, access, va, len);
+	return sroce_mr_lookup(sdev, rkey, pd, qpn, true, access, va, len);
+}
+
+/*
+ * The kernel address of @va in a fast-registration region, and in *@room
+ * the bytes from there to the end of its page; NULL beyond the pages.
+ */
+static u8 *sroce_mr_fr_addr(struct sroce_mr *mr, u64 va, u32 *room)
+{
+	u64 mask = mr->fr_page_size - 1;
+	u64 off = va - mr->iova + (mr->iova & mask);
+	u64 idx = off / mr->fr_page_size;
+
+	if (idx >= mr->fr_npages)
+		return NULL;
+	*room = mr->fr_page_size - (off & mask);
+	return (u8 *)(uintptr_t)(mr->fr_pages[idx] + (off & mask));
+}
+
+/**
+ * sroce_mr_alloc() - ops.alloc_mr: a fast-registration region
+ * @ibpd: a kernel PD
+ * @type: IB_MR_TYPE_MEM_REG
+ * @max_num_sg: pages it maps at most, 1..SROCE_MAX_FR_PAGES
+ *
+ * The region is invalid (its key refused) until a REG_MR work request
+ * registers the pages ib_map_mr_sg() gave it.
+ *
+ * Return: the region, or ERR_PTR(-EINVAL / -ENOMEM).
+ */
+struct ib_mr *sroce_mr_alloc(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg)
+{
+	struct sroce_mr *mr;
+	int ret;
+
+	if (type != IB_MR_TYPE_MEM_REG || !max_num_sg ||
+	    max_num_sg > SROCE_MAX_FR_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->fr = true;
+	mr->fr_max = max_num_sg;
+	mr->fr_map = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	mr->fr_pages = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	if (!mr->fr_map || !mr->fr_pages) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	mr->pd = ibpd;
+	mr->ibmr.device = ibpd->device;
+	mr->ibmr.pd = ibpd;
+	ret = sroce_mr_add(to_sdev(ibpd->device), mr);
+	if (ret)
+		goto err_free;
+	return &mr->ibmr;
+
+err_free:
+	kfree(mr->fr_map);
+	kfree(mr->fr_pages);
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+static int sroce_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->fr_nmap == mr->fr_max)
+		return -ENOMEM;
+	mr->fr_map[mr->fr_nmap++] = addr;
+	return 0;
+}
+
+/**
+ * sroce_mr_map_sg() - ops.map_mr_sg: stage the pages of a scatterlist
+ * @ibmr: a fast-registration region
+ * @sg: the list, mapped with ib_dma_map_sg() (kernel addresses: sroce has
+ *	no DMA device)
+ * @sg_nents: its entries
+ * @sg_offset: bytes to skip in the first entry (updated by the core)
+ *
+ * The pages wait in the region until a REG_MR work request registers them.
+ *
+ * Return: the number of entries mapped (ib_sg_to_pages()).
+ */
+int sroce_mr_map_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (!mr->fr)
+		return -EINVAL;
+	mr->fr_nmap = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset,
+			      sroce_mr_set_page);
+}
+
+/**
+ * sroce_mr_fast_reg() - execute a REG_MR work request
+ * @sdev: the device
+ * @pd: the PD of the QP posting it
+ * @key: the region's new key (its index, and the variant the kernel user
+ *	chose with ib_update_fast_reg_key())
+ * @access: IB_ACCESS_* flags of the registration
+ *
+ * Registers the staged pages, with the range and page size ib_map_mr_sg()
+ * left in the region.
+ *
+ * Return: 0, or -EINVAL: not an invalid fast-registration region of @pd,
+ * bad access flags, a range the pages do not cover.
+ */
+int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
+		      int access)
+{
+	struct sroce_mr *mr;
+	unsigned long flags;
+	void *entry;
+	u32 psize;
+	int ret = -EINVAL;
+
+	if (sroce_mr_check_access(access))
+		return -EINVAL;
+	rcu_read_lock();
+	entry = xa_load(&sdev->mr_xa, key >> 8);
+	if (!entry || xa_pointer_tag(entry) == SROCE_KEY_TAG_MW)
+		goto out_unlock_rcu;
+	mr = entry;
+	spin_lock_irqsave(&sdev->key_lock, flags);
+	psize = mr->ibmr.page_size;
+	if (!mr->fr || mr->fr_valid || mr->dead || mr->pd != pd ||
+	    psize != PAGE_SIZE || !mr->fr_nmap ||
+	    offset_in_page(mr->ibmr.iova) + mr->ibmr.length >
+	    (u64)mr->fr_nmap * psize)
+		goto out_unlock;
+	memcpy(mr->fr_pages, mr->fr_map, mr->fr_nmap * sizeof(u64));
+	mr->fr_npages = mr->fr_nmap;
+	mr->fr_page_size = psize;
+	mr->iova = mr->ibmr.iova;
+	mr->length = mr->ibmr.length;
+	mr->access = access;
+	WRITE_ONCE(mr->key, key);
+	mr->fr_valid = true;
+	ret = 0;
+out_unlock:
+	spin_unlock_irqrestore(&sdev->key_lock, flags);
+out_unlock_rcu:
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * sroce_key_invalidate() - LOCAL_INV, or SEND_WITH_INV from the peer
+ * @sdev: the device
+ * @key: the key to invalidate: of a fast-registration region or a type 2
+ *	memory window
+ * @pd: the PD of the QP asking
+ * @qpn: that QP
+ *
+ * Return: 0, or -EINVAL (nothing changes): another kind of key, not
+ * valid, another PD (or, for a window, QP).
+ */
+int sroce_key_invalidate(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
+			 u32 qpn)
+{
+	struct sroce_mr *mr;
+	unsigned long flags;
+	void *entry;
+	int ret = -EINVAL;
+
+	rcu_read_lock();
+	entry = xa_load(&sdev->mr_xa, key >> 8);
+	if (entry && xa_pointer_tag(entry) == SROCE_KEY_TAG_MW) {
+		ret = sroce_mw_invalidate(xa_untag_pointer(entry), key, pd,
+					  qpn);
+	} else if (entry) {
+		mr = entry;
+		spin_lock_irqsave(&sdev->key_lock, flags);
+		if (mr->fr && mr->fr_valid && mr->key == key && mr->pd == pd) {
+			mr->fr_valid = false;
+			ret = 0;
+		}
+		spin_unlock_irqrestore(&sdev->key_lock, flags);
+	}
+	rcu_read_unlock();
+	return ret;
 }
 
 /**
@@ -401,6 +692,24 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
 	if (!len)
 		return 0;
 
+	if (mr->fr) {
+		while (len) {
+			u32 n;
+			u8 *kva = sroce_mr_fr_addr(mr, va, &n);
+
+			if (!kva)
+				return -EFAULT;
+			n = min_t(u64, n, len);
+			if (dir == SROCE_MR_TO_BUF)
+				memcpy(p, kva, n);
+			else
+				memcpy(kva, p, n);
+			p += n;
+			va += n;
+			len -= n;
+		}
+		return 0;
+	}
 	if (!mr->umem) {
 		void *kva = (void *)(uintptr_t)va;
 
@@ -455,6 +764,22 @@ int sroce_mr_copy_from_skb(struct sroce_mr *mr, u64 va,
 		return -ERANGE;
 	if (!len)
 		return 0;
+	if (mr->fr) {
+		while (len) {
+			u32 n;
+			u8 *kva = sroce_mr_fr_addr(mr, va, &n);
+
+			if (!kva)
+				return -EFAULT;
+			n = min(n, len);
+			if (skb_copy_bits(skb, offset, kva, n))
+				return -EFAULT;
+			offset += n;
+			va += n;
+			len -= n;
+		}
+		return 0;
+	}
 	if (!mr->umem)
 		return skb_copy_bits(skb, offset, (void *)(uintptr_t)va, len);
 

@@ -11,6 +11,7 @@
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
+struct scatterlist;
 struct sroce_dev;
 struct sk_buff;
 
@@ -25,15 +26,31 @@ struct sk_buff;
  *	before they hold a reference
  * @pd: the owning PD
  * @umem: the pinned user pages, or NULL for the DMA MR (kernel virtual
- *	addresses)
+ *	addresses) and fast-registration regions
  * @pages: @umem's pages in order, for constant-time lookup by offset
  * @npages: entries of @pages
  * @iova: first address of the region as the key's users name it
  * @length: bytes from @iova; @iova + @length does not overflow
  * @access: IB_ACCESS_* flags of the registration
+ * @key: the key lookups accept (@ibmr.lkey and .rkey, which the core lets
+ *	a kernel user change for a fast registration before REG_MR)
+ * @num_mw: memory windows bound to the region (under the device's key_lock)
+ * @dead: deregistration has begun: no window may bind (key_lock)
+ * @fr: a fast-registration region (alloc_mr IB_MR_TYPE_MEM_REG): usable
+ *	only between a REG_MR work request and its invalidation
+ * @fr_valid: registered by REG_MR and not invalidated (key_lock)
+ * @fr_max: entries of @fr_map and @fr_pages; constant
+ * @fr_map: kernel addresses of the pages ib_map_mr_sg() staged
+ * @fr_nmap: entries of @fr_map in use
+ * @fr_pages: the pages of the registration REG_MR made from @fr_map
+ *	(key_lock while @fr_valid changes; constant while it is set)
+ * @fr_npages: entries of @fr_pages in use
+ * @fr_page_size: bytes per entry of @fr_pages
  *
- * Everything but @ref is constant between registration and
- * deregistration; the object is in @sdev->mr_xa for exactly that time.
+ * Everything but @ref, @num_mw, @dead and the fast-registration state is
+ * constant between registration and deregistration; the object is in
+ * @sdev->mr_xa for exactly that time.  A fast-registration region's key
+ * variant, @iova, @length and @access change with each REG_MR (key_lock).
  */
 struct sroce_mr {
 	struct ib_mr ibmr;
@@ -47,7 +64,24 @@ struct sroce_mr {
 	u64 iova;
 	u64 length;
 	int access;
+	u32 key;
+	u32 num_mw;
+	bool dead;
+	bool fr;
+	bool fr_valid;
+	u32 fr_max;
+	u64 *fr_map;
+	u32 fr_nmap;
+	u64 *fr_pages;
+	u32 fr_npages;
+	u32 fr_page_size;
 };
+
+/* Pages a fast-registration region maps at most. */
+#define SROCE_MAX_FR_PAGES	512
+
+/* Tag of a memory window's entry in the key table (xa_tag_pointer()). */
+#define SROCE_KEY_TAG_MW	1
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 {
@@ -64,13 +98,25 @@ struct ib_mr *sroce_mr_get_dma(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *pd, struct ib_udata *udata);
+int sroce_key_alloc(struct sroce_dev *sdev, u32 *index);
+struct ib_mr *sroce_mr_alloc(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int sroce_mr_map_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
+		      int access);
+int sroce_key_invalidate(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
+			 u32 qpn);
 
 struct sroce_mr *sroce_mr_lookup_local(struct sroce_dev *sdev, u32 lkey,
 				       struct ib_pd *pd, int access, u64 va,
 				       u64 len);
 struct sroce_mr *sroce_mr_lookup_remote(struct sroce_dev *sdev, u32 rkey,
-					struct ib_pd *pd, int access, u64 va,
-					u64 len);
+					struct ib_pd *pd, u32 qpn, int access,
+					u64 va, u64 len);
 void sroce_mr_put(struct sroce_mr *mr);
 int sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
 		  enum sroce_mr_copy_dir dir);

@@ -751,6 +751,15 @@ static bool sroce_qp_wr_opcode(enum ib_wr_opcode op, u32 *out)
 	case IB_WR_SEND_WITH_IMM:
 		*out = IB_UVERBS_WR_SEND_WITH_IMM;
 		return true;
+	case IB_WR_SEND_WITH_INV:
+		*out = IB_UVERBS_WR_SEND_WITH_INV;
+		return true;
+	case IB_WR_LOCAL_INV:
+		*out = IB_UVERBS_WR_LOCAL_INV;
+		return true;
+	case IB_WR_REG_MR:
+		*out = SROCE_WR_REG_MR;
+		return true;
 	case IB_WR_RDMA_WRITE:
 		*out = IB_UVERBS_WR_RDMA_WRITE;
 		return true;
@@ -796,13 +805,21 @@ static int sroce_qp_write_swqe(struct sroce_qp *qp,
 	if (wr->send_flags & IB_SEND_FENCE)
 		w->send_flags |= SROCE_SEND_FENCE;
 	w->num_sge = wr->num_sge;
-	w->imm_data = (__force u32)wr->ex.imm_data;
+	if (opcode == IB_UVERBS_WR_SEND_WITH_INV ||
+	    opcode == IB_UVERBS_WR_LOCAL_INV)
+		w->imm_data = wr->ex.invalidate_rkey;
+	else
+		w->imm_data = (__force u32)wr->ex.imm_data;
 	switch (opcode) {
 	case IB_UVERBS_WR_RDMA_WRITE:
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
 	case IB_UVERBS_WR_RDMA_READ:
 		w->remote_addr = rdma_wr(wr)->remote_addr;
 		w->rkey = rdma_wr(wr)->rkey;
+		break;
+	case SROCE_WR_REG_MR:
+		w->rkey = reg_wr(wr)->key;
+		w->swap = reg_wr(wr)->access;
 		break;
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:

@@ -31,6 +31,13 @@ struct sk_buff;
 /* The largest message: IBTA's 2^31 bytes. */
 #define SROCE_MAX_MSG_SIZE	BIT(31)
 
+/*
+ * The opcode of a kernel user's REG_MR in the send ring: no uverbs opcode
+ * exists for it (user space cannot fast-register), and one from a user
+ * ring completes with IB_WC_LOC_QP_OP_ERR.
+ */
+#define SROCE_WR_REG_MR		0x20
+
 /* QP numbers 0 and 1 are the special QPs; ordinary ones start here. */
 #define SROCE_QPN_MIN		16
 #define SROCE_QPN_MAX		0xffffff
@@ -368,8 +375,10 @@ void sroce_req_release_swqe(struct sroce_swqe *w);
 void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
 enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode);
 bool sroce_req_is_rd(u32 opcode);
+bool sroce_req_is_local(u32 opcode);
 
 /* comp.c */
+void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy);
 void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		    const struct sroce_pkt *pkt);
 void sroce_comp_timer(struct timer_list *t);

@@ -62,9 +62,26 @@ enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode)
 		return IB_WC_FETCH_ADD;
 	case IB_UVERBS_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case IB_UVERBS_WR_BIND_MW:
+		return IB_WC_BIND_MW;
+	case SROCE_WR_REG_MR:
+		return IB_WC_REG_MR;
 	default:
 		return IB_WC_SEND;
 	}
+}
+
+/**
+ * sroce_req_is_local() - is a send WQE executed without a packet
+ * @opcode: enum ib_uverbs_wr_opcode
+ *
+ * Return: true for BIND_MW, LOCAL_INV and REG_MR: the requester executes
+ * them in their turn; they complete once everything before them has.
+ */
+bool sroce_req_is_local(u32 opcode)
+{
+	return opcode == IB_UVERBS_WR_BIND_MW ||
+	       opcode == IB_UVERBS_WR_LOCAL_INV || opcode == SROCE_WR_REG_MR;
 }
 
 /**
@@ -171,9 +188,22 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 	switch (u.opcode) {
 	case IB_UVERBS_WR_SEND:
 	case IB_UVERBS_WR_SEND_WITH_IMM:
+	case IB_UVERBS_WR_SEND_WITH_INV:
 	case IB_UVERBS_WR_RDMA_WRITE:
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
 		break;
+	case SROCE_WR_REG_MR:
+		if (qp->user) {
+			status = IB_WC_LOC_QP_OP_ERR;
+			goto out;
+		}
+		fallthrough;
+	case IB_UVERBS_WR_BIND_MW:
+	case IB_UVERBS_WR_LOCAL_INV:
+		/* No gather list: executed when their turn comes. */
+		if (w->send_flags & SROCE_SEND_INLINE)
+			status = IB_WC_LOC_QP_OP_ERR;
+		goto out;
 	case IB_UVERBS_WR_RDMA_READ:
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
@@ -262,6 +292,8 @@ static enum sroce_msg_op sroce_req_msg_op(u32 opcode)
 	switch (opcode) {
 	case IB_UVERBS_WR_SEND_WITH_IMM:
 		return SROCE_MSG_SEND_IMM;
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		return SROCE_MSG_SEND_INV;
 	case IB_UVERBS_WR_RDMA_WRITE:
 		return SROCE_MSG_WRITE;
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
@@ -345,6 +377,7 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	    (seg.last || !(ack_seq % SROCE_REQ_ACK_EVERY)))
 		h.bth.flags |= SROCE_BTHF_ACKREQ;
 	h.imm = be32_to_cpu((__force __be32)w->imm);
+	h.ieth_rkey = w->imm;	/* SEND_WITH_INV: the key, host order */
 	/* The RETH of a WRITE's first packet, of a (resumed) READ. */
 	h.reth.va = w->remote_addr + qp->cur_off;
 	h.reth.rkey = w->rkey;
@@ -390,6 +423,45 @@ static bool sroce_req_rd_blocked(struct sroce_qp *qp,
 	if (n && (w->send_flags & SROCE_SEND_FENCE))
 		return true;
 	return rd && n >= qp->attr.max_rd_atomic;
+}
+
+/*
+ * Execute the local operation at sq_cur; lock held.  It completes in
+ * order: its "last PSN" is the one before the next packet, so it retires
+ * once everything sent before it is acknowledged.
+ */
+static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w,
+			    struct sroce_nfy *nfy)
+{
+	int ret;
+
+	switch (w->opcode) {
+	case IB_UVERBS_WR_BIND_MW:
+		ret = sroce_mw_bind(qp, w);
+		break;
+	case SROCE_WR_REG_MR:
+		ret = sroce_mr_fast_reg(qp->sdev, qp->ibqp.pd, w->rkey,
+					(int)w->swap);
+		break;
+	default:
+		ret = sroce_key_invalidate(qp->sdev, w->imm, qp->ibqp.pd,
+					   qp->ibqp.qp_num);
+		break;
+	}
+	if (ret) {
+		ibdev_dbg(qp->ibqp.device,
+			  "QP %u: local operation %u on key %#x/%#x failed\n",
+			  qp->ibqp.qp_num, w->opcode, w->rkey, w->imm);
+		w->state = SROCE_SWQE_ERROR;
+		w->status = w->opcode == IB_UVERBS_WR_BIND_MW ?
+			    IB_WC_MW_BIND_ERR : IB_WC_LOC_QP_OP_ERR;
+		return;	/* sroce_req_build() completes it in its turn */
+	}
+	w->first_psn = qp->psn_next;
+	w->last_psn = sroce_psn_add(qp->psn_next, SROCE_PSN_MASK);
+	w->state = SROCE_SWQE_SENT;
+	qp->sq_cur++;
+	sroce_comp_retire(qp, nfy);
 }
 
 /*
@@ -453,6 +525,16 @@ static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
 			WRITE_ONCE(*qp->sq.notify, 0);
 		}
 		w = sroce_swqe_at(qp, qp->sq_cur);
+		if (w->state == SROCE_SWQE_PENDING &&
+		    sroce_req_is_local(w->opcode) &&
+		    !sroce_req_rd_blocked(qp, w)) {
+			sroce_req_local(qp, w, nfy);
+			continue;
+		}
+		if (w->state == SROCE_SWQE_SENT) {
+			qp->sq_cur++;	/* executed before a go-back */
+			continue;
+		}
 		if (w->state == SROCE_SWQE_ERROR) {
 			/* Its turn comes when everything before it is done. */
 			if (qp->sq_cur == qp->sq_retire)

@@ -25,10 +25,11 @@
  *
  * Protection.  Everything a remote request touches is checked before a
  * byte is read or written: the QP's remote access flags, then the rkey
- * against the QP's PD, the access right and the range (mr.c).  A failure
- * NAKs the request with a remote access error and moves the QP to ERROR.
- * A malformed request (a length disagreeing with the RETH, a misaligned
- * atomic, more READs and atomics than granted) is an invalid request NAK.
+ * against the QP's PD, the access right and the range (mr.c).  A key,
+ * right or range failure NAKs the request with a remote access error and
+ * moves the QP to ERROR.  An operation the QP does not enable and a
+ * malformed request (a length disagreeing with the RETH, a misaligned
+ * atomic, more READs and atomics than granted) are invalid request NAKs.
  *
  * Responder resources.  A ring of SROCE_RES_RING entries records every
  * READ and atomic accepted: what remains to be sent, and, once answered,
@@ -70,7 +71,8 @@ static void sroce_resp_set_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 /* Complete the receive WQE in use with @status, or with its data. */
 static void sroce_resp_complete(struct sroce_qp *qp, u8 status,
 				enum ib_wc_opcode opcode, u32 byte_len,
-				const struct sroce_pkt *pkt, u32 imm,
+				const struct sroce_pkt *pkt,
+				const struct sroce_hdrs *h,
 				struct sroce_nfy *nfy)
 {
 	struct sroce_cqe cqe = {
@@ -84,7 +86,10 @@ static void sroce_resp_complete(struct sroce_qp *qp, u8 status,
 
 	if (!status && (pkt->info->flags & SROCE_OPF_IMM)) {
 		cqe.wc_flags |= SROCE_WC_F_WITH_IMM;
-		cqe.imm_data = (__force u32)cpu_to_be32(imm);
+		cqe.imm_data = (__force u32)cpu_to_be32(h->imm);
+	} else if (!status && (pkt->info->flags & SROCE_OPF_INV)) {
+		cqe.wc_flags |= SROCE_WC_F_WITH_INV;
+		cqe.imm_data = h->ieth_rkey;
 	}
 	if (!status)
 		solicited = pkt->bth.flags & SROCE_BTHF_SE;
@@ -118,17 +123,9 @@ static void sroce_resp_fail(struct sroce_qp *qp, enum sroce_nak_code code,
 	if (code == SROCE_NAK_REMOTE_ACCESS)
 		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_ACCESS_NAKS_SENT);
 	if (qp->in_msg)
-		sroce_resp_complete(qp, status, IB_WC_RECV, 0, pkt, 0, nfy);
+		sroce_resp_complete(qp, status, IB_WC_RECV, 0, pkt, NULL, nfy);
 	sroce_resp_end_write(qp);
 	sroce_qp_error(qp, nfy);
-}
-
-static void sroce_resp_access_error(struct sroce_qp *qp,
-				    const struct sroce_pkt *pkt,
-				    struct sroce_nfy *nfy)
-{
-	sroce_resp_fail(qp, SROCE_NAK_REMOTE_ACCESS, IB_WC_REM_ACCESS_ERR,
-			pkt, nfy);
 }
 
 static void sroce_resp_invalid(struct sroce_qp *qp,
@@ -140,9 +137,26 @@ static void sroce_resp_invalid(struct sroce_qp *qp,
 }
 
 /*
+ * A remote request sroce_resp_rkey() refused: an operation the QP does not
+ * enable is an invalid request (ibv_poll_cq(3): "not supported by this
+ * receive queue"), a key, right or range violation a remote access error.
+ */
+static void sroce_resp_refused(struct sroce_qp *qp, int err,
+			       const struct sroce_pkt *pkt,
+			       struct sroce_nfy *nfy)
+{
+	if (err == -EOPNOTSUPP)
+		sroce_resp_invalid(qp, pkt, nfy);
+	else
+		sroce_resp_fail(qp, SROCE_NAK_REMOTE_ACCESS,
+				IB_WC_REM_ACCESS_ERR, pkt, nfy);
+}
+
+/*
  * Check a remote request against the QP's remote access flags and, unless
  * it is of length zero (which touches nothing), its rkey: the region with
- * a reference in *@mr (NULL for length zero).  0 or a negative errno.
+ * a reference in *@mr (NULL for length zero).  0, -EOPNOTSUPP when the QP
+ * does not enable the operation, or the lookup's error.
  */
 static int sroce_resp_rkey(struct sroce_qp *qp, int access, u32 rkey, u64 va,
 			   u64 len, struct sroce_mr **mr)
@@ -152,12 +166,12 @@ static int sroce_resp_rkey(struct sroce_qp *qp, int access, u32 rkey, u64 va,
 		ibdev_dbg(qp->ibqp.device,
 			  "QP %u: remote access %#x not enabled on the QP\n",
 			  qp->ibqp.qp_num, access);
-		return -EACCES;
+		return -EOPNOTSUPP;
 	}
 	if (!len)
 		return 0;
-	*mr = sroce_mr_lookup_remote(qp->sdev, rkey, qp->ibqp.pd, access, va,
-				     len);
+	*mr = sroce_mr_lookup_remote(qp->sdev, rkey, qp->ibqp.pd,
+				     qp->ibqp.qp_num, access, va, len);
 	if (IS_ERR(*mr)) {
 		int err = PTR_ERR(*mr);
 
@@ -258,12 +272,24 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	qp->recv_off += pkt->paylen;
 
-	qp->epsn = sroce_psn_add(qp->epsn, 1);
 	if (flags & SROCE_OPF_LAST) {
 		sroce_pkt_hdrs(pkt, &h);
+		/* SEND_WITH_INV: the peer's window goes with the message. */
+		if ((flags & SROCE_OPF_INV) &&
+		    sroce_key_invalidate(qp->sdev, h.ieth_rkey, qp->ibqp.pd,
+					 qp->ibqp.qp_num)) {
+			ibdev_dbg(qp->ibqp.device,
+				  "QP %u: cannot invalidate rkey %#x\n",
+				  qp->ibqp.qp_num, h.ieth_rkey);
+			sroce_resp_invalid(qp, pkt, nfy);
+			return;
+		}
+		qp->epsn = sroce_psn_add(qp->epsn, 1);
 		qp->msn = (qp->msn + 1) & SROCE_PSN_MASK;
 		sroce_resp_complete(qp, IB_WC_SUCCESS, IB_WC_RECV,
-				    qp->recv_off, pkt, h.imm, nfy);
+				    qp->recv_off, pkt, &h, nfy);
+	} else {
+		qp->epsn = sroce_psn_add(qp->epsn, 1);
 	}
 	if (pkt->bth.flags & SROCE_BTHF_ACKREQ)
 		sroce_resp_set_ack(qp, SROCE_RESP_SYN_ACK, pkt->bth.psn);
@@ -291,9 +317,10 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	if (flags & SROCE_OPF_FIRST) {
 		if (h.reth.len > SROCE_MAX_MSG_SIZE)
 			goto err_invalid;
-		if (sroce_resp_rkey(qp, IB_ACCESS_REMOTE_WRITE, h.reth.rkey,
-				    h.reth.va, h.reth.len, &qp->wr_mr)) {
-			sroce_resp_access_error(qp, pkt, nfy);
+		ret = sroce_resp_rkey(qp, IB_ACCESS_REMOTE_WRITE, h.reth.rkey,
+				      h.reth.va, h.reth.len, &qp->wr_mr);
+		if (ret) {
+			sroce_resp_refused(qp, ret, pkt, nfy);
 			return;
 		}
 		qp->in_write = true;
@@ -339,7 +366,7 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		if (flags & SROCE_OPF_IMM)
 			sroce_resp_complete(qp, IB_WC_SUCCESS,
 					    IB_WC_RECV_RDMA_WITH_IMM,
-					    qp->wr_len, pkt, h.imm, nfy);
+					    qp->wr_len, pkt, &h, nfy);
 	}
 	if (pkt->bth.flags & SROCE_BTHF_ACKREQ)
 		sroce_resp_set_ack(qp, SROCE_RESP_SYN_ACK, pkt->bth.psn);
@@ -398,6 +425,7 @@ static void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	struct sroce_res *r;
 	struct sroce_mr *mr;
 	u32 npkts;
+	int err;
 
 	sroce_pkt_hdrs(pkt, &h);
 	npkts = sroce_seg_npkts(h.reth.len, qp->pmtu);
@@ -406,9 +434,10 @@ static void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		sroce_resp_invalid(qp, pkt, nfy);
 		return;
 	}
-	if (sroce_resp_rkey(qp, IB_ACCESS_REMOTE_READ, h.reth.rkey, h.reth.va,
-			    h.reth.len, &mr)) {
-		sroce_resp_access_error(qp, pkt, nfy);
+	err = sroce_resp_rkey(qp, IB_ACCESS_REMOTE_READ, h.reth.rkey,
+			      h.reth.va, h.reth.len, &mr);
+	if (err) {
+		sroce_resp_refused(qp, err, pkt, nfy);
 		return;
 	}
 	qp->msn = (qp->msn + 1) & SROCE_PSN_MASK;
@@ -437,9 +466,10 @@ static void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		sroce_resp_invalid(qp, pkt, nfy);
 		return;
 	}
-	if (sroce_resp_rkey(qp, IB_ACCESS_REMOTE_ATOMIC, h.atmeth.rkey,
-			    h.atmeth.va, sizeof(u64), &mr)) {
-		sroce_resp_access_error(qp, pkt, nfy);
+	err = sroce_resp_rkey(qp, IB_ACCESS_REMOTE_ATOMIC, h.atmeth.rkey,
+			      h.atmeth.va, sizeof(u64), &mr);
+	if (err) {
+		sroce_resp_refused(qp, err, pkt, nfy);
 		return;
 	}
 	err = sroce_mr_atomic(mr, h.atmeth.va,
@@ -711,10 +741,13 @@ out_unlock:
 		sroce_resp_kick(qp);
 }
 
-/* Drop the responses not yet sent, and the WRITE and SEND in progress. */
-static void sroce_resp_drop(struct sroce_qp *qp)
+/*
+ * Drop the WRITE and SEND in progress and, with @responses, the responses
+ * not yet sent.
+ */
+static void sroce_resp_drop(struct sroce_qp *qp, bool responses)
 {
-	for (; qp->res_tail != qp->res_head; qp->res_tail++) {
+	for (; responses && qp->res_tail != qp->res_head; qp->res_tail++) {
 		struct sroce_res *r = &qp->res[qp->res_tail % SROCE_RES_RING];
 
 		if (r->mr)
@@ -735,7 +768,10 @@ static void sroce_resp_drop(struct sroce_qp *qp)
  * @qp: a QP in ERROR, lock held
  * @nfy: collects CQs to signal
  *
- * Responses not yet sent are dropped; a NAK decided is still sent.
+ * Responses not yet sent are dropped, unless the responder decided an
+ * error NAK: the responses of the requests accepted before the failing
+ * one go out, then the NAK (the requester takes the NAK as the end of
+ * everything before it).
  */
 void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 {
@@ -747,7 +783,11 @@ void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 	u32 prod;
 
 	lockdep_assert_held(&qp->lock);
-	sroce_resp_drop(qp);
+	sroce_resp_drop(qp, !(qp->ack.send &&
+			      sroce_aeth_type(qp->ack.syndrome) ==
+			      SROCE_AETH_NAK &&
+			      sroce_aeth_value(qp->ack.syndrome) !=
+			      SROCE_NAK_PSN_SEQ));
 	prod = sroce_queue_load_producer(&qp->rq);
 	if (prod - qp->rq_cons > qp->rq.num_entries)
 		return;
@@ -768,7 +808,7 @@ void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 void sroce_resp_reset(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
-	sroce_resp_drop(qp);
+	sroce_resp_drop(qp, true);
 	memset(qp->res, 0, sizeof(qp->res));
 	qp->res_head = 0;
 	qp->res_tail = 0;

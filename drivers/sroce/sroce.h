@@ -68,6 +68,11 @@
  * @mr_xa: memory regions by key index (mr.c); the xarray's own lock guards
  *	insertion and removal, lookups run under RCU.
  * @mr_next: cursor of the cyclic key index allocation, under @mr_xa's lock.
+ * @key_lock: guards what changes in a key's object while it is in @mr_xa:
+ *	the binding of every memory window (struct sroce_mw), the num_mw and
+ *	dead fields of every region, and the registration of every
+ *	fast-registration region (key, range, access, pages, valid); irqsave.
+ * @mw_count: live memory windows; atomic, bounded by SROCE_MAX_MW.
  * @atomic_lock: makes the responder's atomics atomic with respect to each
  *	other on this device (IB_ATOMIC_HCA); taken with interrupts off.
  * @qp_count: live queue pairs; atomic, bounded by SROCE_MAX_QP.
@@ -91,6 +96,8 @@ struct sroce_dev {
 	atomic_t mr_count;
 	struct xarray mr_xa;
 	u32 mr_next;
+	spinlock_t key_lock; /* see @key_lock above */
+	atomic_t mw_count;
 	spinlock_t atomic_lock; /* see @atomic_lock above */
 	atomic_t qp_count;
 	struct xarray qp_xa;
@@ -166,6 +173,7 @@ int sroce_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata);
 #include "queue.h"
 #include "cq.h"
 #include "mr.h"
+#include "mw.h"
 #include "qp.h"
 
 #endif /* SROCE_H */

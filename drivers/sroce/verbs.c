@@ -59,7 +59,15 @@ const struct ib_device_ops sroce_dev_ops = {
 	/* mr.c; MRs are allocated by the driver */
 	.get_dma_mr = sroce_mr_get_dma,
 	.reg_user_mr = sroce_mr_reg_user,
+	.rereg_user_mr = sroce_mr_rereg_user,
+	.alloc_mr = sroce_mr_alloc,
+	.map_mr_sg = sroce_mr_map_sg,
 	.dereg_mr = sroce_mr_dereg,
+
+	/* mw.c */
+	.alloc_mw = sroce_mw_alloc,
+	.dealloc_mw = sroce_mw_dealloc,
+	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
 
 	/*
 	 * qp.c.  User space posts into its mapped rings; POST_SEND without

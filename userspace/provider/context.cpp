@@ -88,7 +88,12 @@ constexpr verbs_context_ops make_context_ops()
 	ops.alloc_pd = alloc_pd;
 	ops.dealloc_pd = dealloc_pd;
 	ops.reg_mr = reg_mr;
+	ops.rereg_mr = rereg_mr;
 	ops.dereg_mr = dereg_mr;
+	/* mw.cpp */
+	ops.alloc_mw = alloc_mw;
+	ops.dealloc_mw = dealloc_mw;
+	ops.bind_mw = bind_mw;
 	/* cq.cpp */
 	ops.create_cq = create_cq;
 	ops.destroy_cq = destroy_cq;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * objects.h - PDs, MRs, CQs and QPs of the provider (pd_mr.cpp, cq.cpp,
- * qp.cpp): the verbs_context_ops entries context.cpp installs.
+ * objects.h - PDs, MRs, MWs, CQs and QPs of the provider (pd_mr.cpp,
+ * mw.cpp, cq.cpp, qp.cpp): the verbs_context_ops entries context.cpp
+ * installs.
  */
 #ifndef SROCE_PROVIDER_OBJECTS_H
 #define SROCE_PROVIDER_OBJECTS_H
@@ -69,6 +70,26 @@ int dealloc_pd(ibv_pd *pd) noexcept;
 ibv_mr *reg_mr(ibv_pd *pd, void *addr, std::size_t length, std::uint64_t hca_va,
 	       int access) noexcept;
 int dereg_mr(verbs_mr *vmr) noexcept;
+int rereg_mr(verbs_mr *vmr, int flags, ibv_pd *pd, void *addr,
+	     std::size_t length, int access) noexcept;
+
+/*
+ * The parts of rereg_mr() that need no kernel.  rereg_mr_check: 0, or
+ * EINVAL for unknown flags, IBV_REREG_MR_CHANGE_PD without a PD or with one
+ * of another context, IBV_REREG_MR_CHANGE_TRANSLATION without an address
+ * or length.  rereg_mr_update: the MR after a successful REREG_MR: the
+ * response's keys (the kernel may change them), and the PD, address and
+ * length the flags changed.
+ */
+int rereg_mr_check(const ibv_mr &mr, int flags, const ibv_pd *pd,
+		   const void *addr, std::size_t length) noexcept;
+void rereg_mr_update(ibv_mr *mr, int flags, ibv_pd *pd, void *addr,
+		     std::size_t length,
+		     const ib_uverbs_rereg_mr_resp &resp) noexcept;
+
+ibv_mw *alloc_mw(ibv_pd *pd, ibv_mw_type type) noexcept;
+int dealloc_mw(ibv_mw *mw) noexcept;
+int bind_mw(ibv_qp *ibqp, ibv_mw *mw, ibv_mw_bind *mw_bind) noexcept;
 
 ibv_cq *create_cq(ibv_context *ibctx, int cqe, ibv_comp_channel *channel,
 		  int comp_vector) noexcept;

@@ -100,10 +100,12 @@ using get_context_resp =
 /* QUERY_PORT: no driver data. */
 using query_port_cmd = uverbs_cmd<sizeof(ib_uverbs_query_port)>;
 
-/* ALLOC_PD, REG_MR: no driver data (responses are the bare core structs,
- * whose sizes are not multiples of 8). */
+/* ALLOC_PD, REG_MR, REREG_MR, ALLOC_MW: no driver data (responses are
+ * the bare core structs, whose sizes are not all multiples of 8). */
 using alloc_pd_cmd = uverbs_cmd<sizeof(ib_uverbs_alloc_pd)>;
 using reg_mr_cmd = uverbs_cmd<sizeof(ib_uverbs_reg_mr)>;
+using rereg_mr_cmd = uverbs_cmd<sizeof(ib_uverbs_rereg_mr)>;
+using alloc_mw_cmd = uverbs_cmd<sizeof(ib_uverbs_alloc_mw)>;
 
 /* CREATE_CQ: driver tail both ways; RESIZE_CQ: in the response only. */
 using create_cq_cmd =
@@ -141,6 +143,10 @@ static_assert(sizeof(ib_uverbs_post_send_resp) == 4);
 static_assert(alloc_pd_cmd::size == 16);
 static_assert(reg_mr_cmd::size == 48);
 static_assert(sizeof(ib_uverbs_reg_mr_resp) == 12);
+static_assert(rereg_mr_cmd::size == 56);
+static_assert(sizeof(ib_uverbs_rereg_mr_resp) == 8);
+static_assert(alloc_mw_cmd::size == 24);
+static_assert(sizeof(ib_uverbs_alloc_mw_resp) == 8);
 static_assert(create_cq_cmd::tail_offset == 40);
 static_assert(create_cq_resp::tail_offset == 8);
 static_assert(resize_cq_cmd::size == 24);

@@ -320,6 +320,26 @@ int ibv_cmd_reg_mr(ibv_pd *pd, void *addr, std::size_t length,
 		   ib_uverbs_cmd_hdr *cmd, std::size_t cmd_size,
 		   ib_uverbs_reg_mr_resp *resp, std::size_t resp_size);
 int ibv_cmd_dereg_mr(verbs_mr *vmr);
+/*
+ * REREG_MR: sends mr_handle, flags, start = addr, length, hca_va,
+ * pd_handle (pd's with IBV_REREG_MR_CHANGE_PD, else 0) and access; on
+ * success copies the response's lkey and rkey into vmr->mr (and
+ * pd->context into vmr->mr.context with IBV_REREG_MR_CHANGE_PD).  The
+ * core command is 48 bytes after the header, the response 8.
+ */
+int ibv_cmd_rereg_mr(verbs_mr *vmr, std::uint32_t flags, void *addr,
+		     std::size_t length, std::uint64_t hca_va, int access,
+		     ibv_pd *pd, ib_uverbs_cmd_hdr *cmd, std::size_t cmd_size,
+		     ib_uverbs_rereg_mr_resp *resp, std::size_t resp_size);
+/*
+ * ALLOC_MW: sends pd->handle and type; on success sets mw->context, pd,
+ * rkey, handle and type.  DEALLOC_MW: builds its own command from
+ * mw->handle.
+ */
+int ibv_cmd_alloc_mw(ibv_pd *pd, ibv_mw_type type, ibv_mw *mw,
+		     ib_uverbs_cmd_hdr *cmd, std::size_t cmd_size,
+		     ib_uverbs_alloc_mw_resp *resp, std::size_t resp_size);
+int ibv_cmd_dealloc_mw(ibv_mw *mw);
 int ibv_cmd_create_cq(ibv_context *context, int cqe, ibv_comp_channel *channel,
 		      int comp_vector, ibv_cq *cq, ib_uverbs_cmd_hdr *cmd,
 		      std::size_t cmd_size, ib_uverbs_create_cq_resp *resp,
@@ -370,6 +390,9 @@ SROCE_IBVERBS_PRIVATE(ibv_cmd_alloc_pd);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_dealloc_pd);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_reg_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_dereg_mr);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_rereg_mr);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_alloc_mw);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_dealloc_mw);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_create_cq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_destroy_cq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_resize_cq);

@@ -13,8 +13,9 @@ namespace {
 
 /*
  * The uverbs opcode of a work request, if the QP type carries it: UD only
- * sends, UC no RDMA READ and no atomics.  The numbers are equal on both
- * sides, but each is named so a difference cannot slip through.
+ * sends, UC no RDMA READ and no atomics (the table of ibv_post_send(3)).
+ * The numbers are equal on both sides, but each is named so a difference
+ * cannot slip through.
  */
 bool send_opcode(ibv_wr_opcode op, ibv_qp_type qp_type, std::uint32_t *out)
 {
@@ -40,6 +41,9 @@ bool send_opcode(ibv_wr_opcode op, ibv_qp_type qp_type, std::uint32_t *out)
 	case IBV_WR_LOCAL_INV:
 		*out = IB_UVERBS_WR_LOCAL_INV;
 		return !ud;
+	case IBV_WR_BIND_MW:
+		*out = IB_UVERBS_WR_BIND_MW;
+		return !ud;
 	case IBV_WR_RDMA_READ:
 		*out = IB_UVERBS_WR_RDMA_READ;
 		return !ud && !uc;
@@ -50,7 +54,7 @@ bool send_opcode(ibv_wr_opcode op, ibv_qp_type qp_type, std::uint32_t *out)
 		*out = IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
 		return !ud && !uc;
 	default:
-		/* BIND_MW, TSO, driver and newer opcodes */
+		/* TSO, driver and newer opcodes */
 		return false;
 	}
 }
@@ -68,6 +72,28 @@ constexpr bool carries_payload(std::uint32_t opcode)
 	default:
 		return false;
 	}
+}
+
+/*
+ * Can this BIND_MW be posted?  The WQE names the window by its new rkey
+ * alone, so that key must be the window's own with another low byte
+ * (sroce-abi.h): any other index would bind whichever window it names.  A
+ * bind of length 0 unbinds a type 1 window and needs no region; a type 2
+ * window is unbound by invalidation only.  A region must come from the
+ * window's context (its lkey means nothing elsewhere).
+ */
+bool bind_is_valid(const ibv_send_wr &wr)
+{
+	const ibv_mw *mw = wr.bind_mw.mw;
+	const ibv_mw_bind_info &info = wr.bind_mw.bind_info;
+
+	if (mw == nullptr ||
+	    ((wr.bind_mw.rkey ^ mw->rkey) & ~key_variant_mask) != 0)
+		return false;
+	if (info.length == 0)
+		return mw->type == IBV_MW_TYPE_1;
+	return (mw->type == IBV_MW_TYPE_1 || mw->type == IBV_MW_TYPE_2) &&
+	       info.mr != nullptr && info.mr->context == mw->context;
 }
 
 constexpr unsigned int known_send_flags = IBV_SEND_FENCE | IBV_SEND_SIGNALED |
@@ -147,14 +173,20 @@ int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 {
 	std::uint32_t opcode = 0;
 
-	if (wr.num_sge < 0 || static_cast<std::uint32_t>(wr.num_sge) > max_sge)
-		return EINVAL;
 	if (!send_opcode(wr.opcode, qp_type, &opcode))
+		return EINVAL;
+	/* A bind has no gather list: num_sge and sg_list are not read. */
+	const bool bind = opcode == IB_UVERBS_WR_BIND_MW;
+	if (bind && !bind_is_valid(wr))
+		return EINVAL;
+	if (!bind && (wr.num_sge < 0 ||
+		      static_cast<std::uint32_t>(wr.num_sge) > max_sge))
 		return EINVAL;
 	if ((wr.send_flags & ~known_send_flags) != 0)
 		return EINVAL;
 
-	const auto num_sge = static_cast<std::uint32_t>(wr.num_sge);
+	const std::uint32_t num_sge =
+		bind ? 0 : static_cast<std::uint32_t>(wr.num_sge);
 	const bool inl = (wr.send_flags & IBV_SEND_INLINE) != 0;
 	std::uint64_t inline_len = 0;
 
@@ -199,6 +231,18 @@ int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 		w.compare_add = wr.wr.atomic.compare_add;
 		w.swap = wr.wr.atomic.swap;
 		break;
+	case IB_UVERBS_WR_BIND_MW: {
+		const ibv_mw_bind_info &info = wr.bind_mw.bind_info;
+
+		w.rkey = wr.bind_mw.rkey;
+		w.remote_addr = info.addr;
+		w.compare_add = info.length;
+		/* IBV_ACCESS_* as they are: the kernel checks them. */
+		w.swap = info.mw_access_flags;
+		/* The region's lkey; an unbind may have no region. */
+		w.imm_data = info.length != 0 ? info.mr->lkey : 0;
+		break;
+	}
 	default:
 		break;
 	}

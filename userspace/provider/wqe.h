@@ -67,12 +67,24 @@ constexpr bool rq_state_can_post(ibv_qp_state state)
 }
 
 /*
+ * The low byte of an rkey: the variant ibv_inc_rkey() steps, the rest
+ * names the region or window (sroce-abi.h).
+ */
+constexpr std::uint32_t key_variant_mask = 0xff;
+
+/*
  * Encode one send work request into a slot of at least
  * sq_entry_min(max_sge, max_inline) bytes: the sroce_send_wqe header, then
  * the gather list or, with IBV_SEND_INLINE, the payload copied from the
  * SGEs' addresses.  Returns 0, or EINVAL (slot untouched) for too many
  * SGEs, an opcode the QP type does not carry, unknown send flags, inline
  * data with an opcode that has no payload or beyond max_inline.
+ *
+ * IBV_WR_BIND_MW (RC and UC; a type 2 window from the application, a type
+ * 1 window from bind_mw()) carries wr.bind_mw and no gather list; it is
+ * also EINVAL without a window, with an rkey that is not the window's own
+ * with another low byte, with a length but no region or a region of
+ * another context, and with a length of 0 for a type 2 window.
  */
 int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 		    std::uint32_t max_sge, std::uint32_t max_inline,

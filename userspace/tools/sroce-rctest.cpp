@@ -261,6 +261,10 @@ struct qp_opts {
 	std::uint8_t rnr_retry = 7; /* requester */
 	std::uint8_t retry_cnt = 7;
 	std::uint8_t timeout = 14; /* 4.096 us * 2^14 = 67 ms */
+	int mr_access = IBV_ACCESS_LOCAL_WRITE;
+	int qp_access = IBV_ACCESS_LOCAL_WRITE;
+	std::uint8_t max_rd_atomic = 1; /* requester */
+	std::uint8_t max_dest_rd_atomic = 1; /* responder */
 };
 
 struct endpoint {
@@ -343,7 +347,8 @@ bool make_endpoint(endpoint &e, device &d, const qp_opts &o)
 	e.pd.reset(ibv_alloc_pd(ctx));
 	REQUIRE(e.scq != nullptr && e.rcq != nullptr && e.pd != nullptr);
 	e.buf.assign(o.buf_size, 0);
-	e.mr.reset(ibv_reg_mr(e.pd.get(), e.buf.data(), e.buf.size(), acc_lw));
+	e.mr.reset(ibv_reg_mr(e.pd.get(), e.buf.data(), e.buf.size(),
+			      o.mr_access));
 	REQUIRE(e.mr != nullptr);
 
 	ibv_qp_init_attr ia{};
@@ -362,14 +367,14 @@ bool make_endpoint(endpoint &e, device &d, const qp_opts &o)
 	return true;
 }
 
-int to_init(ibv_qp *qp)
+int to_init(ibv_qp *qp, int access = IBV_ACCESS_LOCAL_WRITE)
 {
 	ibv_qp_attr a{};
 
 	a.qp_state = IBV_QPS_INIT;
 	a.pkey_index = 0;
 	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE;
+	a.qp_access_flags = static_cast<unsigned int>(access);
 	return ibv_modify_qp(qp, &a,
 			     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 				     IBV_QP_ACCESS_FLAGS);
@@ -390,7 +395,7 @@ ibv_qp_attr rtr_attr(const endpoint &e, const endpoint &peer)
 	a.path_mtu = e.opts.mtu;
 	a.dest_qp_num = peer.qp->qp_num;
 	a.rq_psn = peer.psn;
-	a.max_dest_rd_atomic = 1;
+	a.max_dest_rd_atomic = e.opts.max_dest_rd_atomic;
 	a.min_rnr_timer = e.opts.min_rnr_timer;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.grh.dgid = peer.dev->gid;
@@ -409,7 +414,7 @@ ibv_qp_attr rts_attr(const endpoint &e)
 	a.retry_cnt = e.opts.retry_cnt;
 	a.rnr_retry = e.opts.rnr_retry;
 	a.sq_psn = e.psn;
-	a.max_rd_atomic = 1;
+	a.max_rd_atomic = e.opts.max_rd_atomic;
 	return a;
 }
 
@@ -443,8 +448,8 @@ bool connect(endpoint &a, endpoint &b, bool b_rts = true)
 {
 	a.psn = next_psn();
 	b.psn = next_psn();
-	REQUIRE(to_init(a.qp.get()) == 0);
-	REQUIRE(to_init(b.qp.get()) == 0);
+	REQUIRE(to_init(a.qp.get(), a.opts.qp_access) == 0);
+	REQUIRE(to_init(b.qp.get(), b.opts.qp_access) == 0);
 	REQUIRE(to_rtr(a, b) == 0);
 	REQUIRE(to_rtr(b, a) == 0);
 	REQUIRE(to_rts(a) == 0);
@@ -1648,6 +1653,310 @@ bool check_recv_too_small(device &da, device &db)
 	return true;
 }
 
+/* ---- one-sided operations --------------------------------------------------- */
+
+constexpr int acc_remote = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+
+/* One RDMA or atomic work request from a's buffer to b's. */
+int post_remote(endpoint &a, endpoint &b, std::uint64_t wr_id, ibv_wr_opcode op,
+		ibv_sge *sges, int num_sge, std::size_t remote_off,
+		std::uint64_t compare_add = 0, std::uint64_t swap = 0,
+		std::uint32_t imm = 0)
+{
+	ibv_send_wr wr{};
+	ibv_send_wr *bad = nullptr;
+
+	wr.wr_id = wr_id;
+	wr.sg_list = sges;
+	wr.num_sge = num_sge;
+	wr.opcode = op;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.imm_data = imm;
+	if (op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	    op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = b.addr(remote_off);
+		wr.wr.atomic.rkey = b.mr->rkey;
+		wr.wr.atomic.compare_add = compare_add;
+		wr.wr.atomic.swap = swap;
+	} else {
+		wr.wr.rdma.remote_addr = b.addr(remote_off);
+		wr.wr.rdma.rkey = b.mr->rkey;
+	}
+	return ibv_post_send(a.qp.get(), &wr, &bad);
+}
+
+bool make_remote_pair(endpoint &a, endpoint &b, device &da, device &db,
+		      qp_opts o)
+{
+	o.mr_access = acc_remote;
+	o.qp_access = acc_remote;
+	REQUIRE(make_endpoint(a, da, o));
+	REQUIRE(make_endpoint(b, db, o));
+	return connect(a, b);
+}
+
+std::uint64_t load64(const unsigned char *p)
+{
+	std::uint64_t v = 0;
+
+	std::memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+void store64(unsigned char *p, std::uint64_t v)
+{
+	std::memcpy(p, &v, sizeof(v));
+}
+
+/*
+ * RDMA WRITE and WRITE_WITH_IMM of several sizes (across the path MTU),
+ * READ scattered into three local SGEs, and atomics whose every result is
+ * checked: run under a wire that duplicates every packet, this shows
+ * duplicate requests are answered, not executed, again.
+ */
+bool check_rdma(device &da, device &db)
+{
+	qp_opts o;
+	endpoint a, b;
+	std::uint64_t id = 1;
+
+	o.buf_size = std::size_t{256} * 1024;
+	REQUIRE(make_remote_pair(a, b, da, db, o));
+	constexpr std::size_t half = 128 * 1024;
+
+	for (const std::uint32_t len : {0U, 1U, 1024U, 1025U, 5000U, 65536U}) {
+		std::printf("  RDMA WRITE of %u bytes\n", len);
+		fill(a.buf.data(), len, static_cast<std::uint32_t>(id));
+		std::memset(b.buf.data(), 0, len + 64);
+		ibv_sge sge{a.addr(), len, a.mr->lkey};
+		CHECK(post_remote(a, b, id, IBV_WR_RDMA_WRITE, &sge,
+				  len != 0 ? 1 : 0, 0) == 0);
+		CHECK(expect_wc("write", a.scq.get(), id, IBV_WC_SUCCESS,
+				IBV_WC_RDMA_WRITE, false));
+		CHECK(mismatch(b.buf.data(), len,
+			       static_cast<std::uint32_t>(id)) < 0);
+		CHECK(b.buf[len] == 0); /* nothing past it */
+		++id;
+	}
+	for (const std::uint32_t len : {0U, 100U, 3000U}) {
+		std::printf("  RDMA WRITE_WITH_IMM of %u bytes\n", len);
+		fill(a.buf.data(), len, static_cast<std::uint32_t>(id));
+		CHECK(post_recv(b, id, half, 16) == 0);
+		ibv_sge sge{a.addr(), len, a.mr->lkey};
+		CHECK(post_remote(a, b, id, IBV_WR_RDMA_WRITE_WITH_IMM, &sge,
+				  len != 0 ? 1 : 0, 0, 0, 0,
+				  htonl(0xabc00000U + len)) == 0);
+		CHECK(expect_wc("write_imm", a.scq.get(), id, IBV_WC_SUCCESS,
+				IBV_WC_RDMA_WRITE, false));
+		const auto wc =
+			expect_wc("recv", b.rcq.get(), id, IBV_WC_SUCCESS,
+				  IBV_WC_RECV_RDMA_WITH_IMM);
+		CHECK(wc && wc->byte_len == len &&
+		      (wc->wc_flags & IBV_WC_WITH_IMM) != 0 &&
+		      wc->imm_data == htonl(0xabc00000U + len));
+		CHECK(mismatch(b.buf.data(), len,
+			       static_cast<std::uint32_t>(id)) < 0);
+		++id;
+	}
+	for (const std::uint32_t len : {0U, 1U, 1024U, 3000U, 65536U}) {
+		std::printf("  RDMA READ of %u bytes into 3 SGEs\n", len);
+		fill(b.buf.data(), len, static_cast<std::uint32_t>(id));
+		std::memset(a.buf.data(), 0, half);
+		/* Pieces at three places of a's buffer, 4 KiB apart. */
+		const std::uint32_t p0 = len / 3, p1 = len / 3;
+		const std::uint32_t p2 = len - p0 - p1;
+		ibv_sge sges[3] = {
+			{a.addr(0), p0, a.mr->lkey},
+			{a.addr(p0 + 4096), p1, a.mr->lkey},
+			{a.addr(p0 + p1 + 8192), p2, a.mr->lkey},
+		};
+		CHECK(post_remote(a, b, id, IBV_WR_RDMA_READ, sges,
+				  len != 0 ? 3 : 0, 0) == 0);
+		const auto wc =
+			expect_wc("read", a.scq.get(), id, IBV_WC_SUCCESS,
+				  IBV_WC_RDMA_READ, false);
+		CHECK(wc && wc->byte_len == len);
+		CHECK(mismatch(a.buf.data(), p0, static_cast<std::uint32_t>(id),
+			       0) < 0);
+		CHECK(mismatch(a.buf.data() + p0 + 4096, p1,
+			       static_cast<std::uint32_t>(id), p0) < 0);
+		CHECK(mismatch(a.buf.data() + p0 + p1 + 8192, p2,
+			       static_cast<std::uint32_t>(id), p0 + p1) < 0);
+		++id;
+	}
+
+	/* 64 FETCH_ADDs of 3: every original value once, the sum exact. */
+	constexpr std::size_t ctr = half + 64;
+	store64(b.buf.data() + ctr, 1000);
+	for (std::uint64_t i = 0; i < 64; ++i, ++id) {
+		ibv_sge sge{a.addr(8 * i), 8, a.mr->lkey};
+		EXPECT(post_remote(a, b, id, IBV_WR_ATOMIC_FETCH_AND_ADD, &sge,
+				   1, ctr, 3) == 0,
+		       "post fetch_add %" PRIu64, i);
+		const auto wc =
+			expect_wc("fetch_add", a.scq.get(), id, IBV_WC_SUCCESS,
+				  IBV_WC_FETCH_ADD, false);
+		EXPECT(wc && wc->byte_len == 8, "fetch_add %" PRIu64, i);
+		EXPECT(load64(a.buf.data() + 8 * i) == 1000 + 3 * i,
+		       "fetch_add %" PRIu64 " returned %" PRIu64, i,
+		       load64(a.buf.data() + 8 * i));
+	}
+	CHECK(load64(b.buf.data() + ctr) == 1000 + 3 * 64);
+	/* CMP_SWP: a match swaps, a mismatch does not; both return it. */
+	ibv_sge sge{a.addr(1024), 8, a.mr->lkey};
+	CHECK(post_remote(a, b, id, IBV_WR_ATOMIC_CMP_AND_SWP, &sge, 1, ctr,
+			  1000 + 3 * 64, 77) == 0);
+	CHECK(expect_wc("cmp_swp", a.scq.get(), id++, IBV_WC_SUCCESS,
+			IBV_WC_COMP_SWAP));
+	CHECK(load64(a.buf.data() + 1024) == 1000 + 3 * 64 &&
+	      load64(b.buf.data() + ctr) == 77);
+	CHECK(post_remote(a, b, id, IBV_WR_ATOMIC_CMP_AND_SWP, &sge, 1, ctr, 5,
+			  99) == 0);
+	CHECK(expect_wc("cmp_swp", a.scq.get(), id++, IBV_WC_SUCCESS,
+			IBV_WC_COMP_SWAP));
+	CHECK(load64(a.buf.data() + 1024) == 77 &&
+	      load64(b.buf.data() + ctr) == 77);
+
+	/* A burst of mixed operations completes in order. */
+	fill(b.buf.data(), 4096, 500);
+	ibv_sge w{a.addr(0), 2000, a.mr->lkey};
+	ibv_sge r{a.addr(8192), 4096, a.mr->lkey};
+	ibv_sge f{a.addr(16384), 8, a.mr->lkey};
+	fill(a.buf.data(), 2000, 501);
+	const std::uint64_t first = id;
+	CHECK(post_remote(a, b, id++, IBV_WR_RDMA_READ, &r, 1, 0) == 0);
+	CHECK(post_remote(a, b, id++, IBV_WR_RDMA_WRITE, &w, 1, 32768) == 0);
+	CHECK(post_remote(a, b, id++, IBV_WR_ATOMIC_FETCH_AND_ADD, &f, 1, ctr,
+			  1) == 0);
+	CHECK(post_remote(a, b, id++, IBV_WR_RDMA_READ, &r, 1, 0) == 0);
+	const ibv_wc_opcode ops[] = {IBV_WC_RDMA_READ, IBV_WC_RDMA_WRITE,
+				     IBV_WC_FETCH_ADD, IBV_WC_RDMA_READ};
+	for (std::uint64_t i = 0; i < 4; ++i)
+		CHECK(expect_wc("burst", a.scq.get(), first + i, IBV_WC_SUCCESS,
+				ops[i], false));
+	CHECK(mismatch(a.buf.data() + 8192, 4096, 500) < 0);
+	CHECK(mismatch(b.buf.data() + 32768, 2000, 501) < 0);
+	CHECK(load64(a.buf.data() + 16384) == 77 &&
+	      load64(b.buf.data() + ctr) == 78);
+	return true;
+}
+
+/*
+ * max_rd_atomic: a requester allowed one outstanding READ at a time gets
+ * all of them done against a responder that grants one; one allowed four
+ * against a responder granting one is refused (invalid request) once a
+ * second READ arrives while the first one's responses go out.
+ */
+bool check_rd_limit(device &da, device &db)
+{
+	constexpr std::uint32_t len = 4U << 20U;
+	qp_opts o;
+
+	o.buf_size = std::size_t{2} * len;
+	o.max_dest_rd_atomic = 1;
+	{
+		endpoint a, b;
+		o.max_rd_atomic = 1;
+		REQUIRE(make_remote_pair(a, b, da, db, o));
+		fill(b.buf.data(), len, 7);
+		for (std::uint64_t i = 0; i < 4; ++i) {
+			ibv_sge sge{a.addr(), len, a.mr->lkey};
+			CHECK(post_remote(a, b, i, IBV_WR_RDMA_READ, &sge, 1,
+					  0) == 0);
+		}
+		for (std::uint64_t i = 0; i < 4; ++i)
+			CHECK(expect_wc("read within max_rd_atomic 1",
+					a.scq.get(), i, IBV_WC_SUCCESS,
+					IBV_WC_RDMA_READ));
+		CHECK(mismatch(a.buf.data(), len, 7) < 0);
+	}
+	{
+		endpoint a, b;
+		o.max_rd_atomic = 4;
+		REQUIRE(make_remote_pair(a, b, da, db, o));
+		for (std::uint64_t i = 0; i < 4; ++i) {
+			ibv_sge sge{a.addr(), len, a.mr->lkey};
+			CHECK(post_remote(a, b, i, IBV_WR_RDMA_READ, &sge, 1,
+					  0) == 0);
+		}
+		int refused = 0;
+		for (std::uint64_t i = 0; i < 4; ++i) {
+			const std::optional<ibv_wc> wc = wait_wc(a.scq.get());
+			REQUIRE(wc);
+			print_wc("read beyond the responder's resources", *wc);
+			refused += wc->status == IBV_WC_REM_INV_REQ_ERR;
+		}
+		CHECK(refused == 1);
+		CHECK(qp_state(a.qp.get()) == IBV_QPS_ERR);
+		CHECK(qp_state(b.qp.get()) == IBV_QPS_ERR);
+	}
+	return true;
+}
+
+/*
+ * ibv_rereg_mr: new access rights take effect (a READ refused before is
+ * served after), a new translation points the keys at another buffer, and
+ * the keys the region had before no longer work when the kernel gave it
+ * new ones.
+ */
+bool check_rereg(device &da, device &db)
+{
+	qp_opts o;
+	endpoint a, b;
+	std::vector<unsigned char> other(8192);
+
+	o.qp_access = acc_remote;
+	o.mr_access = acc_remote;
+	REQUIRE(make_endpoint(a, da, o));
+	o.mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	REQUIRE(make_endpoint(b, db, o));
+	REQUIRE(connect(a, b));
+	fill(b.buf.data(), 4096, 3);
+	ibv_sge sge{a.addr(), 4096, a.mr->lkey};
+
+	CHECK(post_remote(a, b, 1, IBV_WR_RDMA_READ, &sge, 1, 0) == 0);
+	CHECK(expect_wc("read without REMOTE_READ", a.scq.get(), 1,
+			IBV_WC_REM_ACCESS_ERR, IBV_WC_RDMA_READ));
+	REQUIRE(reconnect(a, b));
+
+	const std::uint32_t old_rkey = b.mr->rkey;
+	REQUIRE(ibv_rereg_mr(b.mr.get(), IBV_REREG_MR_CHANGE_ACCESS, nullptr,
+			     nullptr, 0, acc_remote) == 0);
+	std::printf("  rkey %#x -> %#x after rereg (access)\n", old_rkey,
+		    b.mr->rkey);
+	CHECK(post_remote(a, b, 2, IBV_WR_RDMA_READ, &sge, 1, 0) == 0);
+	CHECK(expect_wc("read after rereg", a.scq.get(), 2, IBV_WC_SUCCESS,
+			IBV_WC_RDMA_READ));
+	CHECK(mismatch(a.buf.data(), 4096, 3) < 0);
+
+	/* The same keys' translation to another buffer. */
+	fill(other.data(), other.size(), 4);
+	REQUIRE(ibv_rereg_mr(b.mr.get(), IBV_REREG_MR_CHANGE_TRANSLATION,
+			     nullptr, other.data(), other.size(), 0) == 0);
+	ibv_send_wr wr{};
+	ibv_send_wr *bad = nullptr;
+	wr.wr_id = 3;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = reinterpret_cast<std::uintptr_t>(other.data());
+	wr.wr.rdma.rkey = b.mr->rkey;
+	CHECK(ibv_post_send(a.qp.get(), &wr, &bad) == 0);
+	CHECK(expect_wc("read of the new translation", a.scq.get(), 3,
+			IBV_WC_SUCCESS, IBV_WC_RDMA_READ));
+	CHECK(mismatch(a.buf.data(), 4096, 4) < 0);
+	if (b.mr->rkey != old_rkey) {
+		wr.wr_id = 4;
+		wr.wr.rdma.rkey = old_rkey;
+		CHECK(ibv_post_send(a.qp.get(), &wr, &bad) == 0);
+		CHECK(expect_wc("read with the rkey before rereg", a.scq.get(),
+				4, IBV_WC_REM_ACCESS_ERR, IBV_WC_RDMA_READ));
+	}
+	return true;
+}
+
 /* ---- main ----------------------------------------------------------------------- */
 
 struct check {
@@ -1656,12 +1965,13 @@ struct check {
 };
 
 constexpr check checks[] = {
-	{"wrap", check_wrap},	  {"full", check_full},
-	{"state", check_state},	  {"multi-sge", check_multi_sge},
-	{"imm", check_imm},	  {"solicited", check_solicited},
-	{"inline", check_inline}, {"bad-lkey", check_bad_lkey},
-	{"rnr", check_rnr},	  {"recv-too-small", check_recv_too_small},
-	{"events", check_events},
+	{"wrap", check_wrap},	      {"full", check_full},
+	{"state", check_state},	      {"multi-sge", check_multi_sge},
+	{"imm", check_imm},	      {"solicited", check_solicited},
+	{"inline", check_inline},     {"bad-lkey", check_bad_lkey},
+	{"rnr", check_rnr},	      {"recv-too-small", check_recv_too_small},
+	{"events", check_events},     {"rdma", check_rdma},
+	{"rd-limit", check_rd_limit}, {"rereg", check_rereg},
 };
 
 bool run(const check &c, device &a, device &b)

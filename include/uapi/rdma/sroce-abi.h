@@ -328,11 +328,22 @@ enum sroce_send_flags {
  *	header, at most the QP's max_inline_data
  * @imm_data: SEND_WITH_IMM / RDMA_WRITE_WITH_IMM: the immediate data in
  *	network byte order (as ibv_send_wr.imm_data); SEND_WITH_INV and
- *	LOCAL_INV: the rkey to invalidate, host order
- * @rkey: RDMA and atomic operations: the remote key
- * @remote_addr: RDMA and atomic operations: the remote address
- * @compare_add: atomics: the compare (CMP_SWP) or add (FETCH_ADD) operand
- * @swap: CMP_SWP: the swap operand
+ *	LOCAL_INV: the rkey to invalidate, host order; BIND_MW: the lkey of
+ *	the memory region the window is bound to (any value with a length
+ *	of 0)
+ * @rkey: RDMA and atomic operations: the remote key; BIND_MW: the
+ *	window's new rkey, which also names the window: its upper 24 bits
+ *	are the window's index, the low byte is the consumer's choice
+ *	(ibv_inc_rkey() of the window's key, for ibv_bind_mw())
+ * @remote_addr: RDMA and atomic operations: the remote address; BIND_MW:
+ *	the first address of the window
+ * @compare_add: atomics: the compare (CMP_SWP) or add (FETCH_ADD) operand;
+ *	BIND_MW: the length of the window in bytes (0 unbinds a type 1
+ *	window)
+ * @swap: CMP_SWP: the swap operand; BIND_MW: the window's access flags,
+ *	only IB_ACCESS_REMOTE_READ/_WRITE/_ATOMIC (the values of
+ *	IBV_ACCESS_*); anything else, zero-based windows included, fails
+ *	the bind
  * @remote_qpn: UD: the destination QP
  * @remote_qkey: UD: the destination Q_Key
  * @ah: UD: the address handle's number
@@ -340,7 +351,11 @@ enum sroce_send_flags {
  *
  * The header is followed, in the same entry, by the gather list (@num_sge
  * &struct sroce_sge) or, with %SROCE_SEND_INLINE, by the payload itself
- * (@inline_len bytes).  The ring's entry_size is the header plus room for
+ * (@inline_len bytes).  BIND_MW and LOCAL_INV carry neither (@num_sge 0,
+ * inline refused); they execute in their turn in the queue, and a failure
+ * completes with IB_WC_MW_BIND_ERR (bind) or IB_WC_LOC_QP_OP_ERR
+ * (invalidation) and moves the QP to the error state.  A type 2 window
+ * binds with a length of at least 1.  The ring's entry_size is the header plus room for
  * the QP's max_send_sge elements or its max_inline_data bytes, whichever is
  * larger.
  */
@@ -407,10 +422,14 @@ struct sroce_create_qp_resp {
 };
 
 /*
- * Memory regions: REG_MR and DEREG_MR have no driver tail either way.  The
- * core response carries the lkey and rkey (equal for sroce: one key per
- * region, an index in the upper 24 bits and a per-registration variant in
- * the low 8 bits).
+ * Memory regions and windows: REG_MR, REREG_MR, DEREG_MR, ALLOC_MW and
+ * DEALLOC_MW have no driver tail either way.  The core response carries
+ * the lkey and rkey (equal for sroce: one key per region, an index in the
+ * upper 24 bits and a per-registration variant in the low 8 bits).
+ * REREG_MR always registers anew: both keys change, and stay equal.  A
+ * window's rkey comes from the same table of indexes; each bind changes
+ * its low byte.  DEREG_MR fails with EBUSY while windows are bound to the
+ * region.
  */
 
 #endif /* SROCE_ABI_USER_H */

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * Command and response buffers (byte layout as the kernel reads it) and the
- * validation of the GET_CONTEXT response.
+ * Command and response buffers (byte layout as the kernel reads it), the
+ * validation of the GET_CONTEXT response, and what rereg_mr checks before
+ * and changes after its command.
  */
 #include <cstring>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "objects.h"
 #include "sroce.h"
 #include "uverbs_cmd.h"
 
@@ -68,6 +70,131 @@ TEST(CommandBuffer, QueryPortHasNoTail)
 	EXPECT_EQ(sroce::query_port_cmd::size,
 		  sizeof(ib_uverbs_cmd_hdr) + sizeof(ib_uverbs_query_port));
 	EXPECT_EQ(static_cast<void *>(cmd.buf()), static_cast<void *>(&cmd));
+}
+
+TEST(CommandBuffer, MemoryCommandsHaveNoTail)
+{
+	/* { hdr (8); core } and nothing after: sizes as the kernel checks. */
+	EXPECT_EQ(sroce::rereg_mr_cmd::size,
+		  sizeof(ib_uverbs_cmd_hdr) + sizeof(ib_uverbs_rereg_mr));
+	EXPECT_EQ(sroce::rereg_mr_cmd::size, 56U);
+	EXPECT_EQ(sroce::alloc_mw_cmd::size,
+		  sizeof(ib_uverbs_cmd_hdr) + sizeof(ib_uverbs_alloc_mw));
+	EXPECT_EQ(sroce::alloc_mw_cmd::size, 24U);
+	EXPECT_EQ(sizeof(ib_uverbs_rereg_mr_resp), 8U);
+	EXPECT_EQ(sizeof(ib_uverbs_alloc_mw_resp), 8U);
+}
+
+/* An MR of context ctx in pd, as ibv_reg_mr() leaves it. */
+struct mr_objects {
+	ibv_context ctx{};
+	ibv_context other_ctx{};
+	ibv_pd pd{};
+	ibv_pd pd2{};
+	ibv_pd other_pd{};
+	ibv_mr mr{};
+	unsigned char buf[64] = {};
+	unsigned char buf2[128] = {};
+
+	mr_objects()
+	{
+		pd.context = &ctx;
+		pd2.context = &ctx;
+		other_pd.context = &other_ctx;
+		mr.context = &ctx;
+		mr.pd = &pd;
+		mr.addr = buf;
+		mr.length = sizeof(buf);
+		mr.handle = 5;
+		mr.lkey = 0x00000100U;
+		mr.rkey = 0x00000100U;
+	}
+};
+
+TEST(ReregMr, CheckAcceptsEveryKnownFlag)
+{
+	mr_objects o;
+
+	EXPECT_EQ(sroce::rereg_mr_check(o.mr, IBV_REREG_MR_CHANGE_ACCESS,
+					nullptr, nullptr, 0),
+		  0);
+	EXPECT_EQ(sroce::rereg_mr_check(o.mr, IBV_REREG_MR_CHANGE_PD, &o.pd2,
+					nullptr, 0),
+		  0);
+	EXPECT_EQ(sroce::rereg_mr_check(o.mr, IBV_REREG_MR_CHANGE_TRANSLATION,
+					nullptr, o.buf2, sizeof(o.buf2)),
+		  0);
+	EXPECT_EQ(sroce::rereg_mr_check(o.mr, IBV_REREG_MR_FLAGS_SUPPORTED,
+					&o.pd2, o.buf2, sizeof(o.buf2)),
+		  0);
+	/* Nothing to change: the kernel's to refuse. */
+	EXPECT_EQ(sroce::rereg_mr_check(o.mr, 0, nullptr, nullptr, 0), 0);
+}
+
+TEST(ReregMr, CheckRefusesBadInput)
+{
+	mr_objects o;
+	const int pd = IBV_REREG_MR_CHANGE_PD;
+	const int tr = IBV_REREG_MR_CHANGE_TRANSLATION;
+
+	EXPECT_EQ(sroce::rereg_mr_check(o.mr, IBV_REREG_MR_FLAGS_SUPPORTED + 1,
+					&o.pd2, o.buf2, 1),
+		  EINVAL)
+		<< "unknown flag";
+	EXPECT_EQ(sroce::rereg_mr_check(o.mr, -1, &o.pd2, o.buf2, 1), EINVAL)
+		<< "unknown flags";
+	EXPECT_EQ(sroce::rereg_mr_check(o.mr, pd, nullptr, nullptr, 0), EINVAL)
+		<< "no PD";
+	EXPECT_EQ(sroce::rereg_mr_check(o.mr, pd, &o.other_pd, nullptr, 0),
+		  EINVAL)
+		<< "PD of another context";
+	EXPECT_EQ(sroce::rereg_mr_check(o.mr, tr, nullptr, nullptr, 16), EINVAL)
+		<< "no address";
+	EXPECT_EQ(sroce::rereg_mr_check(o.mr, tr, nullptr, o.buf2, 0), EINVAL)
+		<< "no length";
+}
+
+TEST(ReregMr, UpdateTakesTheNewKeysAlways)
+{
+	mr_objects o;
+	ib_uverbs_rereg_mr_resp resp{};
+	resp.lkey = 0x00000201U;
+	resp.rkey = 0x00000202U;
+
+	sroce::rereg_mr_update(&o.mr, IBV_REREG_MR_CHANGE_ACCESS, &o.pd2,
+			       o.buf2, sizeof(o.buf2), resp);
+	EXPECT_EQ(o.mr.lkey, 0x00000201U);
+	EXPECT_EQ(o.mr.rkey, 0x00000202U);
+	/* What the flags did not change stays. */
+	EXPECT_EQ(o.mr.pd, &o.pd);
+	EXPECT_EQ(o.mr.addr, o.buf);
+	EXPECT_EQ(o.mr.length, sizeof(o.buf));
+	EXPECT_EQ(o.mr.handle, 5U);
+	EXPECT_EQ(o.mr.context, &o.ctx);
+}
+
+TEST(ReregMr, UpdateTakesWhatTheFlagsChanged)
+{
+	mr_objects o;
+	ib_uverbs_rereg_mr_resp resp{};
+	resp.lkey = 0x00000301U;
+	resp.rkey = 0x00000301U;
+
+	sroce::rereg_mr_update(&o.mr, IBV_REREG_MR_CHANGE_PD, &o.pd2, nullptr,
+			       0, resp);
+	EXPECT_EQ(o.mr.pd, &o.pd2);
+	EXPECT_EQ(o.mr.addr, o.buf);
+	EXPECT_EQ(o.mr.length, sizeof(o.buf));
+
+	resp.lkey = 0x00000402U;
+	resp.rkey = 0x00000402U;
+	sroce::rereg_mr_update(&o.mr, IBV_REREG_MR_CHANGE_TRANSLATION, nullptr,
+			       o.buf2, sizeof(o.buf2), resp);
+	EXPECT_EQ(o.mr.pd, &o.pd2);
+	EXPECT_EQ(o.mr.addr, o.buf2);
+	EXPECT_EQ(o.mr.length, sizeof(o.buf2));
+	EXPECT_EQ(o.mr.lkey, 0x00000402U);
+	EXPECT_EQ(o.mr.rkey, 0x00000402U);
 }
 
 sroce_alloc_ucontext_resp good_resp()

@@ -75,10 +75,12 @@ ssize_t command(const unsigned char *buf, std::size_t count)
 
 	if ((hdr.command & IB_USER_VERBS_CMD_FLAG_EXTENDED) != 0)
 		return extended_command(buf, count, hdr);
-	if (static_cast<std::size_t>(hdr.in_words) * 4 != count ||
-	    count < sizeof(hdr) + sizeof(std::uint64_t))
+	if (static_cast<std::size_t>(hdr.in_words) * 4 != count)
 		return fail(EINVAL);
-	const auto response = read_at<std::uint64_t>(buf, sizeof(hdr));
+	/* Commands without a response (DEALLOC_MW: 4 bytes) have none. */
+	const auto response = count >= sizeof(hdr) + sizeof(std::uint64_t)
+				      ? read_at<std::uint64_t>(buf, sizeof(hdr))
+				      : std::uint64_t{0};
 	const std::size_t out_len = static_cast<std::size_t>(hdr.out_words) * 4;
 
 	switch (hdr.command) {
@@ -144,6 +146,36 @@ ssize_t command(const unsigned char *buf, std::size_t count)
 			return fail(EINVAL);
 		if (kernel.qp_errno != 0)
 			return fail(kernel.qp_errno);
+		copy_to_user(response, &r, std::min(out_len, sizeof(r)));
+		return static_cast<ssize_t>(count);
+	}
+	case IB_USER_VERBS_CMD_ALLOC_MW: {
+		/* No driver data either way. */
+		ib_uverbs_alloc_mw_resp r{};
+		if (count != sizeof(hdr) + sizeof(ib_uverbs_alloc_mw))
+			return fail(EINVAL);
+		if (kernel.mw_errno != 0)
+			return fail(kernel.mw_errno);
+		r.mw_handle = kernel.mw_handle;
+		r.rkey = kernel.mw_rkey;
+		copy_to_user(response, &r, std::min(out_len, sizeof(r)));
+		return static_cast<ssize_t>(count);
+	}
+	case IB_USER_VERBS_CMD_DEALLOC_MW:
+		/* No response. */
+		if (count != sizeof(hdr) + sizeof(ib_uverbs_dealloc_mw))
+			return fail(EINVAL);
+		if (kernel.mw_errno != 0)
+			return fail(kernel.mw_errno);
+		return static_cast<ssize_t>(count);
+	case IB_USER_VERBS_CMD_REREG_MR: {
+		ib_uverbs_rereg_mr_resp r{};
+		if (count != sizeof(hdr) + sizeof(ib_uverbs_rereg_mr))
+			return fail(EINVAL);
+		if (kernel.rereg_errno != 0)
+			return fail(kernel.rereg_errno);
+		r.lkey = kernel.rereg_lkey;
+		r.rkey = kernel.rereg_rkey;
 		copy_to_user(response, &r, std::min(out_len, sizeof(r)));
 		return static_cast<ssize_t>(count);
 	}

@@ -48,6 +48,16 @@ struct fake_kernel {
 		std::uint32_t dest_qp_num;
 	} query_qp{}; /* what QUERY_QP answers; the rest is 0 */
 
+	/* ALLOC_MW, DEALLOC_MW */
+	int mw_errno = 0; /* fail them with this */
+	std::uint32_t mw_handle = 0; /* what ALLOC_MW answers */
+	std::uint32_t mw_rkey = 0;
+
+	/* REREG_MR */
+	int rereg_errno = 0; /* fail it with this */
+	std::uint32_t rereg_lkey = 0; /* what it answers */
+	std::uint32_t rereg_rkey = 0;
+
 	/* Every command written to fd, as bytes, and the port numbers asked. */
 	std::vector<std::vector<unsigned char>> commands;
 	std::vector<unsigned> ports_queried;

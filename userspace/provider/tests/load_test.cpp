@@ -10,6 +10,8 @@
  * ibv_post_recv() and ibv_destroy_qp() on a QP built by the test (creating
  * one needs the kernel's mmap()): the provider's hand-declared
  * ibv_cmd_modify_qp/query_qp/destroy_qp run inside the real libibverbs.
+ * Likewise ibv_alloc_mw(), ibv_bind_mw(), ibv_dealloc_mw() and
+ * ibv_rereg_mr() with ibv_cmd_alloc_mw/dealloc_mw/rereg_mr.
  */
 #include <cstdlib>
 #include <cstring>
@@ -376,6 +378,191 @@ TEST_F(ProviderLoad, QpVerbsThroughLibibverbs)
 	auto dq = last_command<ib_uverbs_destroy_qp>(
 		IB_USER_VERBS_CMD_DESTROY_QP);
 	EXPECT_EQ(dq.qp_handle, 0x1234U);
+
+	EXPECT_EQ(ibv_close_device(ctx), 0);
+}
+
+TEST_F(ProviderLoad, MemoryWindowsThroughLibibverbs)
+{
+	fake_kernel &k = the_fake_kernel();
+	ibv_context *ctx = open_device();
+	ASSERT_NE(ctx, nullptr) << std::strerror(errno);
+	ibv_pd pd{};
+	pd.context = ctx;
+	pd.handle = 0x21;
+
+	/* alloc_mw: the core command, the window from its response. */
+	k.mw_handle = 0x31;
+	k.mw_rkey = 0x000044ffU;
+	ibv_mw *mw = ibv_alloc_mw(&pd, IBV_MW_TYPE_1);
+	ASSERT_NE(mw, nullptr) << std::strerror(errno);
+	const std::vector<unsigned char> &c = k.commands.back();
+	ASSERT_EQ(c.size(), 24U);
+	ib_uverbs_cmd_hdr hdr{};
+	std::memcpy(&hdr, c.data(), sizeof(hdr));
+	EXPECT_EQ(hdr.command,
+		  static_cast<std::uint32_t>(IB_USER_VERBS_CMD_ALLOC_MW));
+	EXPECT_EQ(hdr.in_words, 24 / 4);
+	EXPECT_EQ(hdr.out_words, sizeof(ib_uverbs_alloc_mw_resp) / 4);
+	auto am = last_command<ib_uverbs_alloc_mw>(IB_USER_VERBS_CMD_ALLOC_MW);
+	EXPECT_EQ(am.pd_handle, 0x21U);
+	EXPECT_EQ(am.mw_type, IBV_MW_TYPE_1);
+	EXPECT_EQ(am.reserved[0] | am.reserved[1] | am.reserved[2], 0);
+	EXPECT_EQ(mw->context, ctx);
+	EXPECT_EQ(mw->pd, &pd);
+	EXPECT_EQ(mw->handle, 0x31U);
+	EXPECT_EQ(mw->rkey, 0x000044ffU);
+	EXPECT_EQ(mw->type, IBV_MW_TYPE_1);
+
+	/* Refused: an unknown type (no command), the kernel's error. */
+	std::size_t ncmd = k.commands.size();
+	errno = 0;
+	EXPECT_EQ(ibv_alloc_mw(&pd, static_cast<ibv_mw_type>(3)), nullptr);
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(k.commands.size(), ncmd);
+	k.mw_errno = ENOSPC;
+	errno = 0;
+	EXPECT_EQ(ibv_alloc_mw(&pd, IBV_MW_TYPE_2), nullptr);
+	EXPECT_EQ(errno, ENOSPC);
+	k.mw_errno = 0;
+
+	/* ibv_bind_mw() reaches the provider's bind_mw: a WQE, a new key. */
+	sroce::qp *q = make_qp(ctx, 0x1234);
+	ASSERT_NE(q, nullptr);
+	q->vqp.qp.state = IBV_QPS_RTS;
+	q->vqp.qp.pd = &pd;
+	ibv_mr mr{};
+	mr.context = ctx;
+	mr.pd = &pd;
+	mr.lkey = 0x00000a01U;
+	ibv_mw_bind b{};
+	b.wr_id = 7;
+	b.send_flags = IBV_SEND_SIGNALED;
+	b.bind_info.mr = &mr;
+	b.bind_info.addr = 0x4000;
+	b.bind_info.length = 0x100;
+	b.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
+	ASSERT_EQ(ibv_bind_mw(&q->vqp.qp, mw, &b), 0);
+	EXPECT_EQ(mw->rkey, 0x00004400U);
+	EXPECT_EQ(*q->sq.ring.producer, 1U);
+	sroce_send_wqe w{};
+	std::memcpy(&w, q->sq.ring.entries, sizeof(w));
+	EXPECT_EQ(w.opcode, static_cast<std::uint32_t>(IB_UVERBS_WR_BIND_MW));
+	EXPECT_EQ(w.rkey, 0x00004400U);
+	EXPECT_EQ(w.imm_data, 0x00000a01U);
+	EXPECT_EQ(w.remote_addr, 0x4000U);
+	EXPECT_EQ(w.compare_add, 0x100U);
+	EXPECT_EQ(w.swap, static_cast<std::uint64_t>(IBV_ACCESS_REMOTE_WRITE));
+	EXPECT_EQ(w.wr_id, 7U);
+	ASSERT_EQ(ibv_destroy_qp(&q->vqp.qp), 0);
+
+	/* dealloc_mw: a refused one stays the caller's. */
+	k.mw_errno = EBUSY;
+	EXPECT_EQ(ibv_dealloc_mw(mw), EBUSY);
+	k.mw_errno = 0;
+	ASSERT_EQ(ibv_dealloc_mw(mw), 0);
+	auto dm = last_command<ib_uverbs_dealloc_mw>(
+		IB_USER_VERBS_CMD_DEALLOC_MW);
+	EXPECT_EQ(dm.mw_handle, 0x31U);
+
+	EXPECT_EQ(ibv_close_device(ctx), 0);
+}
+
+TEST_F(ProviderLoad, ReregMrThroughLibibverbs)
+{
+	fake_kernel &k = the_fake_kernel();
+	ibv_context *ctx = open_device();
+	ASSERT_NE(ctx, nullptr) << std::strerror(errno);
+	static unsigned char buf[64];
+	static unsigned char buf2[256];
+	ibv_pd pd{};
+	pd.context = ctx;
+	pd.handle = 0x21;
+	ibv_pd pd2{};
+	pd2.context = ctx;
+	pd2.handle = 0x22;
+	/* As ibv_reg_mr() leaves it (a verbs_mr: libibverbs reads mr_type). */
+	verbs_mr vmr{};
+	ibv_mr *mr = &vmr.mr;
+	mr->context = ctx;
+	mr->pd = &pd;
+	mr->addr = buf;
+	mr->length = sizeof(buf);
+	mr->handle = 0x41;
+	mr->lkey = 0x00000500U;
+	mr->rkey = 0x00000500U;
+
+	/* Everything changes: the command carries it all, the MR takes it. */
+	k.rereg_lkey = 0x00000601U;
+	k.rereg_rkey = 0x00000602U;
+	const int flags = IBV_REREG_MR_CHANGE_TRANSLATION |
+			  IBV_REREG_MR_CHANGE_PD | IBV_REREG_MR_CHANGE_ACCESS;
+	const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_MW_BIND;
+	ASSERT_EQ(ibv_rereg_mr(mr, flags, &pd2, buf2, sizeof(buf2), access), 0)
+		<< std::strerror(errno);
+	const std::vector<unsigned char> &c = k.commands.back();
+	ASSERT_EQ(c.size(), 56U);
+	ib_uverbs_cmd_hdr hdr{};
+	std::memcpy(&hdr, c.data(), sizeof(hdr));
+	EXPECT_EQ(hdr.in_words, 56 / 4);
+	EXPECT_EQ(hdr.out_words, sizeof(ib_uverbs_rereg_mr_resp) / 4);
+	auto rr = last_command<ib_uverbs_rereg_mr>(IB_USER_VERBS_CMD_REREG_MR);
+	EXPECT_EQ(rr.mr_handle, 0x41U);
+	EXPECT_EQ(rr.flags, static_cast<std::uint32_t>(flags));
+	EXPECT_EQ(rr.start, reinterpret_cast<std::uintptr_t>(buf2));
+	EXPECT_EQ(rr.length, sizeof(buf2));
+	EXPECT_EQ(rr.hca_va, reinterpret_cast<std::uintptr_t>(buf2));
+	EXPECT_EQ(rr.pd_handle, 0x22U);
+	EXPECT_EQ(rr.access_flags, static_cast<std::uint32_t>(access));
+	EXPECT_EQ(mr->lkey, 0x00000601U);
+	EXPECT_EQ(mr->rkey, 0x00000602U);
+	EXPECT_EQ(mr->pd, &pd2);
+	EXPECT_EQ(mr->addr, buf2);
+	EXPECT_EQ(mr->length, sizeof(buf2));
+	EXPECT_EQ(mr->handle, 0x41U);
+	EXPECT_EQ(mr->context, ctx);
+
+	/* Access only: no PD handle, no translation; new keys again. */
+	k.rereg_lkey = 0x00000703U;
+	k.rereg_rkey = 0x00000703U;
+	ASSERT_EQ(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, nullptr, nullptr,
+			       0, IBV_ACCESS_LOCAL_WRITE),
+		  0);
+	rr = last_command<ib_uverbs_rereg_mr>(IB_USER_VERBS_CMD_REREG_MR);
+	EXPECT_EQ(rr.flags,
+		  static_cast<std::uint32_t>(IBV_REREG_MR_CHANGE_ACCESS));
+	EXPECT_EQ(rr.pd_handle, 0U);
+	EXPECT_EQ(rr.start, 0U);
+	EXPECT_EQ(rr.length, 0U);
+	EXPECT_EQ(rr.access_flags,
+		  static_cast<std::uint32_t>(IBV_ACCESS_LOCAL_WRITE));
+	EXPECT_EQ(mr->lkey, 0x00000703U);
+	EXPECT_EQ(mr->pd, &pd2);
+	EXPECT_EQ(mr->addr, buf2);
+
+	/* The kernel refuses: libibverbs' ERR_CMD, errno, keys kept. */
+	k.rereg_errno = EBUSY;
+	errno = 0;
+	EXPECT_EQ(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, &pd, nullptr, 0, 0),
+		  IBV_REREG_MR_ERR_CMD);
+	EXPECT_EQ(errno, EBUSY);
+	EXPECT_EQ(mr->lkey, 0x00000703U);
+	EXPECT_EQ(mr->pd, &pd2);
+	k.rereg_errno = 0;
+
+	/* A PD of another context never reaches the kernel. */
+	ibv_context other{};
+	ibv_pd foreign{};
+	foreign.context = &other;
+	const std::size_t ncmd = k.commands.size();
+	errno = 0;
+	EXPECT_EQ(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, &foreign, nullptr, 0,
+			       0),
+		  IBV_REREG_MR_ERR_CMD);
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(k.commands.size(), ncmd);
+	EXPECT_EQ(mr->pd, &pd2);
 
 	EXPECT_EQ(ibv_close_device(ctx), 0);
 }

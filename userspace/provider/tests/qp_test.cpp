@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * The provider's post_send and post_recv entry points on a QP built by
- * hand over plain buffers: the QP states in which they post, what they
- * leave alone when they refuse, and the doorbell, whose write() goes to a
- * pipe standing in for the uverbs file.
+ * The provider's post_send, post_recv and bind_mw entry points on a QP
+ * built by hand over plain buffers: the QP states in which they post, what
+ * they leave alone when they refuse, the type 1 window's new key, and the
+ * doorbell, whose write() goes to a pipe standing in for the uverbs file.
  */
 #include <cerrno>
 #include <cstdlib>
@@ -252,6 +252,176 @@ TEST_F(QpPost, FullSendQueueIsEnomem)
 	EXPECT_EQ(bad, &swr_);
 	*q_->sq.ring.consumer = 1;
 	EXPECT_EQ(post_send(&bad), 0);
+}
+
+/* QpPost with a region and a type 1 window of the QP's context. */
+class QpBind : public QpPost {
+protected:
+	void SetUp() override
+	{
+		QpPost::SetUp();
+		pd_.context = &ctx_;
+		mr_.context = &ctx_;
+		mr_.pd = &pd_;
+		mr_.lkey = 0x00beef11U;
+		mr_.rkey = 0x00beef11U;
+		mw_.context = &ctx_;
+		mw_.pd = &pd_;
+		mw_.rkey = 0x000777ffU;
+		mw_.handle = 3;
+		mw_.type = IBV_MW_TYPE_1;
+		bind_.wr_id = 0x4242;
+		bind_.send_flags = IBV_SEND_SIGNALED;
+		bind_.bind_info.mr = &mr_;
+		bind_.bind_info.addr = 0x10000;
+		bind_.bind_info.length = 0x800;
+		bind_.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
+	}
+
+	int bind() { return sroce::bind_mw(ibqp_, &mw_, &bind_); }
+
+	/* The send WQE at index i of the SQ ring. */
+	[[nodiscard]] sroce_send_wqe sq_wqe(std::uint32_t i) const
+	{
+		const sroce::ring_view &r = q_->sq.ring;
+		sroce_send_wqe w{};
+
+		std::memcpy(&w,
+			    r.entries + std::size_t{i & r.mask} * r.entry_size,
+			    sizeof(w));
+		return w;
+	}
+
+	ibv_pd pd_{};
+	ibv_mr mr_{};
+	ibv_mw mw_{};
+	ibv_mw_bind bind_{};
+};
+
+TEST_F(QpBind, Type1BindPostsTheNextKeyAndTakesIt)
+{
+	ibqp_->state = IBV_QPS_RTS;
+	set_doorbell(true);
+
+	ASSERT_EQ(bind(), 0);
+	/* ibv_inc_rkey(): the low byte wraps, the index stays. */
+	EXPECT_EQ(mw_.rkey, 0x00077700U);
+	EXPECT_EQ(*q_->sq.ring.producer, 1U);
+	sroce_send_wqe w = sq_wqe(0);
+	EXPECT_EQ(w.wr_id, 0x4242U);
+	EXPECT_EQ(w.opcode, static_cast<std::uint32_t>(IB_UVERBS_WR_BIND_MW));
+	EXPECT_EQ(w.send_flags,
+		  static_cast<std::uint32_t>(SROCE_SEND_SIGNALED));
+	EXPECT_EQ(w.num_sge, 0U);
+	EXPECT_EQ(w.rkey, 0x00077700U);
+	EXPECT_EQ(w.imm_data, 0x00beef11U);
+	EXPECT_EQ(w.remote_addr, 0x10000U);
+	EXPECT_EQ(w.compare_add, 0x800U);
+	EXPECT_EQ(w.swap, static_cast<std::uint64_t>(IBV_ACCESS_REMOTE_READ));
+	EXPECT_EQ(written().size(), 32U) << "the doorbell, like any post";
+
+	/* The next bind steps from the key the window has now. */
+	ASSERT_EQ(bind(), 0);
+	EXPECT_EQ(mw_.rkey, 0x00077701U);
+	EXPECT_EQ(sq_wqe(1).rkey, 0x00077701U);
+}
+
+TEST_F(QpBind, Type1UnbindWithoutARegion)
+{
+	ibqp_->state = IBV_QPS_RTS;
+	bind_.bind_info = ibv_mw_bind_info{};
+
+	ASSERT_EQ(bind(), 0);
+	EXPECT_EQ(mw_.rkey, 0x00077700U);
+	const sroce_send_wqe w = sq_wqe(0);
+	EXPECT_EQ(w.compare_add, 0U);
+	EXPECT_EQ(w.imm_data, 0U);
+	EXPECT_EQ(w.rkey, 0x00077700U);
+}
+
+TEST_F(QpBind, KeyUnchangedWhenNothingWasPosted)
+{
+	/* Not in a state that posts. */
+	ibqp_->state = IBV_QPS_RTR;
+	EXPECT_EQ(bind(), EINVAL);
+	EXPECT_EQ(mw_.rkey, 0x000777ffU);
+	EXPECT_EQ(*q_->sq.ring.producer, 0U);
+
+	/* A full send queue. */
+	ibqp_->state = IBV_QPS_RTS;
+	for (std::uint32_t i = 0; i < entries; ++i)
+		ASSERT_EQ(bind(), 0) << i;
+	const std::uint32_t key = mw_.rkey;
+	EXPECT_EQ(bind(), ENOMEM);
+	EXPECT_EQ(mw_.rkey, key);
+	EXPECT_EQ(*q_->sq.ring.producer, entries);
+
+	/* A bind the encoder refuses (unknown send flag). */
+	*q_->sq.ring.consumer = entries;
+	bind_.send_flags = IBV_SEND_IP_CSUM;
+	EXPECT_EQ(bind(), EINVAL);
+	EXPECT_EQ(mw_.rkey, key);
+	EXPECT_EQ(*q_->sq.ring.producer, entries);
+}
+
+TEST_F(QpBind, KeyUnchangedWhenTheDoorbellFails)
+{
+	ibqp_->state = IBV_QPS_RTS;
+	set_doorbell(true);
+	close(pipe_[1]);
+	pipe_[1] = -1;
+	ctx_.cmd_fd = -1;
+
+	EXPECT_EQ(bind(), EBADF);
+	EXPECT_EQ(mw_.rkey, 0x000777ffU);
+}
+
+TEST_F(QpBind, RefusesWhatIsNotAType1BindOfThisContext)
+{
+	ibv_context other{};
+	ibqp_->state = IBV_QPS_RTS;
+
+	mw_.type = IBV_MW_TYPE_2;
+	EXPECT_EQ(bind(), EINVAL) << "type 2: ibv_post_send only";
+	mw_.type = IBV_MW_TYPE_1;
+
+	mr_.context = &other;
+	EXPECT_EQ(bind(), EINVAL) << "region of another context";
+	mr_.context = &ctx_;
+
+	mw_.context = &other;
+	EXPECT_EQ(bind(), EINVAL) << "window of another context";
+	mw_.context = &ctx_;
+
+	bind_.bind_info.mr = nullptr;
+	EXPECT_EQ(bind(), EINVAL) << "a length without a region";
+	bind_.bind_info.length = 0;
+	EXPECT_EQ(bind(), EINVAL) << "an address without a region";
+
+	EXPECT_EQ(mw_.rkey, 0x000777ffU);
+	EXPECT_EQ(*q_->sq.ring.producer, 0U);
+	EXPECT_TRUE(written().empty());
+}
+
+TEST_F(QpBind, Type2BindThroughPostSend)
+{
+	ibqp_->state = IBV_QPS_RTS;
+	mw_.type = IBV_MW_TYPE_2;
+	swr_.opcode = IBV_WR_BIND_MW;
+	swr_.bind_mw.mw = &mw_;
+	swr_.bind_mw.rkey = 0x00077742U; /* the application's choice */
+	swr_.bind_mw.bind_info = bind_.bind_info;
+	ibv_send_wr *bad = nullptr;
+
+	ASSERT_EQ(post_send(&bad), 0);
+	EXPECT_EQ(sq_wqe(0).rkey, 0x00077742U);
+	EXPECT_EQ(sq_wqe(0).opcode,
+		  static_cast<std::uint32_t>(IB_UVERBS_WR_BIND_MW));
+	EXPECT_EQ(mw_.rkey, 0x000777ffU) << "the application keeps the key";
+
+	ibqp_->qp_type = IBV_QPT_UD;
+	EXPECT_EQ(post_send(&bad), EINVAL);
+	EXPECT_EQ(bad, &swr_);
 }
 
 } /* namespace */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * The QP rings as the provider produces into them: send and receive WQE
- * encoding (gather lists, inline data, immediate data, RDMA, atomic and UD
- * fields), refused requests, full rings, free-running indices across the
+ * encoding (gather lists, inline data, immediate data, RDMA, atomic, UD and
+ * memory window bind fields), refused requests, full rings, free-running indices across the
  * 2^32 wrap, the doorbell decision and the doorbell command's bytes.  A
  * plain buffer plays the mapping; the test plays the kernel's consumer.
  */
@@ -401,8 +401,8 @@ TEST(WqeEncoding, RefusesWhatCannotBePosted)
 	EXPECT_EQ(encode(wr).ret, EINVAL) << "negative num_sge";
 	wr.num_sge = 0;
 
-	for (ibv_wr_opcode op : {IBV_WR_BIND_MW, IBV_WR_TSO, IBV_WR_DRIVER1,
-				 static_cast<ibv_wr_opcode>(200)}) {
+	for (ibv_wr_opcode op :
+	     {IBV_WR_TSO, IBV_WR_DRIVER1, static_cast<ibv_wr_opcode>(200)}) {
 		wr.opcode = op;
 		EXPECT_EQ(encode(wr).ret, EINVAL) << op;
 	}
@@ -423,6 +423,198 @@ TEST(WqeEncoding, RefusesWhatCannotBePosted)
 	EXPECT_EQ(encode(wr, IBV_QPT_UD).ret, EINVAL);
 	wr.opcode = IBV_WR_SEND_WITH_IMM;
 	EXPECT_EQ(encode(wr, IBV_QPT_UD).ret, 0);
+}
+
+/* A context, a region and a window of it, as libibverbs leaves them. */
+struct bind_objects {
+	ibv_context ctx{};
+	ibv_pd pd{};
+	ibv_mr mr{};
+	ibv_mw mw{};
+
+	explicit bind_objects(ibv_mw_type type)
+	{
+		pd.context = &ctx;
+		mr.context = &ctx;
+		mr.pd = &pd;
+		mr.lkey = 0x00abcd07U;
+		mr.rkey = 0x00abcd07U;
+		mw.context = &ctx;
+		mw.pd = &pd;
+		mw.rkey = 0x001234feU;
+		mw.handle = 9;
+		mw.type = type;
+	}
+
+	/* A bind of [addr, addr + length) with the window's next key. */
+	[[nodiscard]] ibv_send_wr bind_wr(std::uint64_t addr,
+					  std::uint64_t length)
+	{
+		ibv_send_wr wr{};
+
+		wr.opcode = IBV_WR_BIND_MW;
+		wr.bind_mw.mw = &mw;
+		wr.bind_mw.rkey = ibv_inc_rkey(mw.rkey);
+		wr.bind_mw.bind_info.mr = &mr;
+		wr.bind_mw.bind_info.addr = addr;
+		wr.bind_mw.bind_info.length = length;
+		wr.bind_mw.bind_info.mw_access_flags =
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+		return wr;
+	}
+};
+
+TEST(WqeEncoding, BindMwFieldsAsTheAbiDocumentsThem)
+{
+	for (ibv_mw_type type : {IBV_MW_TYPE_1, IBV_MW_TYPE_2}) {
+		bind_objects o(type);
+		ibv_send_wr wr = o.bind_wr(0x7f0000001000ULL, 0x123456789ULL);
+		wr.wr_id = 0x1122334455667788ULL;
+		wr.send_flags =
+			IBV_SEND_SIGNALED | IBV_SEND_FENCE | IBV_SEND_SOLICITED;
+		wr.bind_mw.bind_info.mw_access_flags =
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_ZERO_BASED;
+		wr.bind_mw.rkey = 0x00123401U;
+
+		const encoded e = encode(wr);
+		ASSERT_EQ(e.ret, 0) << type;
+		const sroce_send_wqe w = e.wqe();
+		EXPECT_EQ(w.wr_id, 0x1122334455667788ULL);
+		EXPECT_EQ(w.opcode,
+			  static_cast<std::uint32_t>(IB_UVERBS_WR_BIND_MW));
+		EXPECT_EQ(w.send_flags,
+			  static_cast<std::uint32_t>(SROCE_SEND_SIGNALED |
+						     SROCE_SEND_FENCE |
+						     SROCE_SEND_SOLICITED));
+		EXPECT_EQ(w.num_sge, 0U);
+		EXPECT_EQ(w.inline_len, 0U);
+		EXPECT_EQ(w.imm_data, 0x00abcd07U) << "the region's lkey";
+		EXPECT_EQ(w.rkey, 0x00123401U) << "the new key, as given";
+		EXPECT_EQ(w.remote_addr, 0x7f0000001000ULL);
+		EXPECT_EQ(w.compare_add, 0x123456789ULL) << "the length";
+		/* Access flags as libibverbs' values, unconverted. */
+		EXPECT_EQ(w.swap,
+			  static_cast<std::uint64_t>(IBV_ACCESS_REMOTE_READ |
+						     IBV_ACCESS_REMOTE_WRITE |
+						     IBV_ACCESS_REMOTE_ATOMIC |
+						     IBV_ACCESS_ZERO_BASED));
+		EXPECT_EQ(w.remote_qpn, 0U);
+		EXPECT_EQ(w.remote_qkey, 0U);
+		EXPECT_EQ(w.ah, 0U);
+		for (std::uint32_t r : w.reserved)
+			EXPECT_EQ(r, 0U);
+		/* Nothing after the header. */
+		EXPECT_EQ(e.slot[sizeof(sroce_send_wqe)], 0xab);
+	}
+}
+
+TEST(WqeEncoding, BindMwIgnoresTheGatherList)
+{
+	bind_objects o(IBV_MW_TYPE_2);
+	ibv_sge sg[max_sge + 1] = {};
+	ibv_send_wr wr = o.bind_wr(0x1000, 0x100);
+	wr.sg_list = sg;
+
+	for (int n : {1, static_cast<int>(max_sge) + 1, -1}) {
+		wr.num_sge = n;
+		const encoded e = encode(wr);
+		ASSERT_EQ(e.ret, 0) << n;
+		EXPECT_EQ(e.wqe().num_sge, 0U) << n;
+		EXPECT_EQ(e.slot[sizeof(sroce_send_wqe)], 0xab) << n;
+	}
+}
+
+TEST(WqeEncoding, UnbindOfAType1WindowNeedsNoRegion)
+{
+	bind_objects o(IBV_MW_TYPE_1);
+	ibv_send_wr wr = o.bind_wr(0, 0);
+
+	/* With the region given, its lkey is still not sent. */
+	sroce_send_wqe w = encode(wr).wqe();
+	EXPECT_EQ(w.opcode, static_cast<std::uint32_t>(IB_UVERBS_WR_BIND_MW));
+	EXPECT_EQ(w.compare_add, 0U);
+	EXPECT_EQ(w.imm_data, 0U);
+
+	wr.bind_mw.bind_info.mr = nullptr;
+	const encoded e = encode(wr);
+	ASSERT_EQ(e.ret, 0);
+	w = e.wqe();
+	EXPECT_EQ(w.compare_add, 0U);
+	EXPECT_EQ(w.imm_data, 0U);
+	EXPECT_EQ(w.rkey, 0x001234ffU);
+}
+
+TEST(WqeEncoding, BindMwOnRcAndUcOnly)
+{
+	bind_objects o(IBV_MW_TYPE_2);
+	const ibv_send_wr wr = o.bind_wr(0x1000, 0x100);
+
+	EXPECT_EQ(encode(wr, IBV_QPT_RC).ret, 0);
+	EXPECT_EQ(encode(wr, IBV_QPT_UC).ret, 0);
+	EXPECT_EQ(encode(wr, IBV_QPT_UD).ret, EINVAL);
+}
+
+TEST(WqeEncoding, BindMwRefusals)
+{
+	/* Each case changes one thing of a good type 2 bind. */
+	const struct {
+		const char *what;
+		void (*spoil)(bind_objects &o, ibv_send_wr &wr);
+	} cases[] = {
+		{"inline",
+		 [](bind_objects &, ibv_send_wr &wr) {
+			 wr.send_flags = IBV_SEND_INLINE;
+		 }},
+		{"unknown send flag",
+		 [](bind_objects &, ibv_send_wr &wr) {
+			 wr.send_flags = IBV_SEND_IP_CSUM;
+		 }},
+		{"no window", [](bind_objects &,
+				 ibv_send_wr &wr) { wr.bind_mw.mw = nullptr; }},
+		{"a key of another window",
+		 [](bind_objects &, ibv_send_wr &wr) {
+			 wr.bind_mw.rkey = 0x00123501U;
+		 }},
+		{"a key of another window, same low byte",
+		 [](bind_objects &, ibv_send_wr &wr) {
+			 wr.bind_mw.rkey = 0x801234ffU;
+		 }},
+		{"type 2 with length 0",
+		 [](bind_objects &, ibv_send_wr &wr) {
+			 wr.bind_mw.bind_info.length = 0;
+		 }},
+		{"a length without a region",
+		 [](bind_objects &, ibv_send_wr &wr) {
+			 wr.bind_mw.bind_info.mr = nullptr;
+		 }},
+		{"a region of another context",
+		 [](bind_objects &o, ibv_send_wr &) {
+			 static ibv_context other{};
+			 o.mr.context = &other;
+		 }},
+		{"an unknown window type",
+		 [](bind_objects &o, ibv_send_wr &) {
+			 o.mw.type = static_cast<ibv_mw_type>(3);
+		 }},
+	};
+
+	for (const auto &c : cases) {
+		bind_objects o(IBV_MW_TYPE_2);
+		ibv_send_wr wr = o.bind_wr(0x1000, 0x100);
+		ASSERT_EQ(encode(wr).ret, 0) << c.what;
+
+		c.spoil(o, wr);
+		const encoded e = encode(wr);
+		EXPECT_EQ(e.ret, EINVAL) << c.what;
+		EXPECT_EQ(e.slot[0], 0xab) << c.what << ": slot written";
+	}
+
+	/* The same key is the window's: the kernel decides on it. */
+	bind_objects o(IBV_MW_TYPE_2);
+	ibv_send_wr wr = o.bind_wr(0x1000, 0x100);
+	wr.bind_mw.rkey = o.mw.rkey;
+	EXPECT_EQ(encode(wr).ret, 0);
 }
 
 TEST(WqeEncoding, UdSendCarriesDestinationQp)

@@ -75,7 +75,7 @@ void sroce_comp_arm_timer(struct sroce_qp *qp)
 	lockdep_assert_held(&qp->lock);
 	if (qp->rnr_wait)
 		return;
-	if (!ns || qp->psn_una == qp->psn_next) {
+	if (!ns || qp->psn_una == qp->psn_max) {
 		del_timer(&qp->retrans_timer);
 		return;
 	}
@@ -85,11 +85,16 @@ void sroce_comp_arm_timer(struct sroce_qp *qp)
 
 /*
  * Make the requester send again from @psn, which lies in the outstanding
- * PSNs; lock held.
+ * PSNs (anything else is ignored); lock held.
  */
 static void sroce_comp_rewind(struct sroce_qp *qp, u32 psn)
 {
 	u32 i;
+
+	if (!sroce_psn_in_range(psn, qp->psn_una,
+				sroce_psn_outstanding(qp->psn_next,
+						      qp->psn_una)))
+		return;
 
 	for (i = qp->sq_retire; i != qp->sq_head; i++) {
 		struct sroce_swqe *w = sroce_swqe_at(qp, i);
@@ -162,11 +167,11 @@ static u32 sroce_comp_clamp(struct sroce_qp *qp, u32 acked, u32 *implied)
 {
 	u32 i;
 
-	for (i = qp->sq_retire; i != qp->sq_cur; i++) {
+	for (i = qp->sq_retire; i != qp->sq_head; i++) {
 		const struct sroce_swqe *w = sroce_swqe_at(qp, i);
 		u32 next;
 
-		if (w->state != SROCE_SWQE_SENT)
+		if (!w->numbered || w->state == SROCE_SWQE_ERROR)
 			break;
 		if (sroce_req_is_rd(w->opcode)) {
 			/* Its next response: where the ACK must stop. */
@@ -183,15 +188,80 @@ static u32 sroce_comp_clamp(struct sroce_qp *qp, u32 acked, u32 *implied)
 	return acked;
 }
 
+/*
+ * PSNs sent at least once and not acknowledged: an acknowledgment may
+ * name any of them, also after the requester went back to send them
+ * again (psn_next behind).
+ */
+static u32 sroce_comp_unacked(const struct sroce_qp *qp)
+{
+	return sroce_psn_outstanding(qp->psn_max, qp->psn_una);
+}
+
+/*
+ * psn_una moved past psn_next: the responder had what the requester went
+ * back to send again.  Go forward to psn_una instead of sending it twice.
+ */
+static void sroce_comp_forward(struct sroce_qp *qp)
+{
+	u32 i;
+
+	if (!sroce_psn_before(qp->psn_next, qp->psn_una))
+		return;
+	for (i = qp->sq_cur; i != qp->sq_head; i++) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, i);
+
+		if (!w->numbered || w->state == SROCE_SWQE_ERROR)
+			break;
+		if (sroce_req_is_local(w->opcode))
+			continue;
+		if (sroce_psn_before(w->last_psn, qp->psn_una)) {
+			w->state = SROCE_SWQE_SENT;
+			continue;
+		}
+		/* psn_una lies in it: a READ asks for the rest only. */
+		qp->sq_cur = i;
+		qp->cur_off = sroce_psn_outstanding(qp->psn_una, w->first_psn) *
+			      qp->pmtu;
+		qp->psn_next = qp->psn_una;
+		return;
+	}
+	qp->sq_cur = i;
+	qp->cur_off = 0;
+	qp->psn_next = qp->psn_una;
+}
+
+/**
+ * sroce_comp_loss() - a packet was lost: halve the congestion window
+ * @qp: the QP, lock held
+ */
+void sroce_comp_loss(struct sroce_qp *qp)
+{
+	qp->cwnd = max_t(u32, qp->cwnd / 2, SROCE_REQ_WINDOW_MIN);
+	qp->cwnd_acked = 0;
+}
+
+/* @n more PSNs acknowledged: one more PSN of window per window's worth. */
+static void sroce_comp_cwnd_grow(struct sroce_qp *qp, u32 n)
+{
+	qp->cwnd_acked += n;
+	while (qp->cwnd < SROCE_REQ_WINDOW && qp->cwnd_acked >= qp->cwnd) {
+		qp->cwnd_acked -= qp->cwnd;
+		qp->cwnd++;
+	}
+	if (qp->cwnd == SROCE_REQ_WINDOW)
+		qp->cwnd_acked = 0;
+}
+
 /* Acknowledge every PSN up to @acked, if it is outstanding; lock held. */
 static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 acked, bool rnr,
 				struct sroce_nfy *nfy)
 {
-	if (!sroce_psn_in_range(acked, qp->psn_una,
-				sroce_psn_outstanding(qp->psn_next,
-						      qp->psn_una)))
+	if (!sroce_psn_in_range(acked, qp->psn_una, sroce_comp_unacked(qp)))
 		return;
+	sroce_comp_cwnd_grow(qp, sroce_psn_outstanding(acked, qp->psn_una) + 1);
 	qp->psn_una = sroce_psn_add(acked, 1);
+	sroce_comp_forward(qp);
 	qp->retry = qp->attr.retry_cnt;
 	qp->rd_gap = false;
 	if (!rnr)
@@ -211,9 +281,7 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	/* A NAK acknowledges what precedes its PSN. */
 	if (sroce_aeth_type(syndrome) != SROCE_AETH_ACK)
 		acked = sroce_psn_add(psn, SROCE_PSN_MASK);	/* psn - 1 */
-	if (sroce_psn_in_range(acked, qp->psn_una,
-			       sroce_psn_outstanding(qp->psn_next,
-						     qp->psn_una))) {
+	if (sroce_psn_in_range(acked, qp->psn_una, sroce_comp_unacked(qp))) {
 		u32 upto = sroce_comp_clamp(qp, acked, &implied);
 
 		gap = upto != acked;
@@ -223,10 +291,23 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	if (gap) {
 		/* READ responses or an atomic reply lost: ask again. */
 		sroce_stats_inc(stats, SROCE_CNT_IMPLIED_NAKS);
+		sroce_comp_loss(qp);
 		sroce_comp_rewind(qp, implied);
 		sroce_comp_arm_timer(qp);
 		return true;
 	}
+
+	/*
+	 * A sequence or RNR NAK names the oldest PSN the responder lacks: once
+	 * what precedes it is acknowledged, that is psn_una.  One for an
+	 * earlier PSN is stale (the requester went back already, or its
+	 * packets came through since): going back to it would resend what
+	 * was acknowledged.
+	 */
+	if ((sroce_aeth_type(syndrome) == SROCE_AETH_RNR_NAK ||
+	     (sroce_aeth_type(syndrome) == SROCE_AETH_NAK &&
+	      value == SROCE_NAK_PSN_SEQ)) && psn != qp->psn_una)
+		return false;
 
 	switch (sroce_aeth_type(syndrome)) {
 	case SROCE_AETH_ACK:
@@ -252,6 +333,7 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	case SROCE_AETH_NAK:
 		if (value == SROCE_NAK_PSN_SEQ) {
 			sroce_stats_inc(stats, SROCE_CNT_SEQ_NAK_RCVD);
+			sroce_comp_loss(qp);
 			sroce_comp_rewind(qp, psn);
 			sroce_comp_arm_timer(qp);
 			return true;
@@ -303,22 +385,23 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (psn != qp->psn_una) {
 		if (sroce_psn_in_range(psn, qp->psn_una,
-				       sroce_psn_outstanding(qp->psn_next,
-							     qp->psn_una)) &&
+				       sroce_comp_unacked(qp)) &&
 		    !qp->rd_gap) {
 			qp->rd_gap = true;
 			sroce_stats_inc(stats, SROCE_CNT_IMPLIED_NAKS);
+			sroce_comp_loss(qp);
 			sroce_comp_rewind(qp, qp->psn_una);
 			sroce_comp_arm_timer(qp);
 			return true;
 		}
 		return false;	/* a duplicate, or beyond what was asked */
 	}
-	if (qp->sq_retire == qp->sq_cur)
+	if (qp->sq_retire == qp->sq_head)
 		goto bad;
+	/* Asked for, maybe asked for again since: the data is the same. */
 	w = sroce_swqe_at(qp, qp->sq_retire);
 	npkts = sroce_psn_outstanding(w->last_psn, w->first_psn) + 1;
-	if (w->state != SROCE_SWQE_SENT ||
+	if (!w->numbered || w->state == SROCE_SWQE_ERROR ||
 	    !sroce_psn_in_range(psn, w->first_psn, npkts))
 		goto bad;
 
@@ -407,7 +490,7 @@ void sroce_comp_timer(struct timer_list *t)
 		kick = true;
 		goto out_unlock;
 	}
-	if (qp->psn_una == qp->psn_next)
+	if (qp->psn_una == qp->psn_max)
 		goto out_unlock;
 	sroce_stats_inc(qp->sdev->stats, SROCE_CNT_TIMEOUTS);
 	if (!qp->retry) {
@@ -415,6 +498,7 @@ void sroce_comp_timer(struct timer_list *t)
 		goto out_unlock;
 	}
 	qp->retry--;
+	sroce_comp_loss(qp);
 	sroce_comp_rewind(qp, qp->psn_una);
 	kick = true;
 out_unlock:

@@ -191,6 +191,7 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.qp_state = IB_QPS_RESET;
 	qp->attr.path_mtu = IB_MTU_1024;
 	qp->pmtu = 1024;
+	qp->cwnd = SROCE_REQ_WINDOW;
 	spin_lock_init(&qp->lock);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
@@ -360,13 +361,16 @@ int sroce_sge_scatter_skb(const struct sroce_sge_ref *sge, u32 num_sge,
  * @running_bit: the engine's RUNNING bit of enum sroce_qp_flag; its AGAIN
  *	bit follows it
  * @run: the engine; true when it has nothing more to do, false when it
- *	stopped early and has queued its work item to go on
+ *	stopped early (its budget in softirq) and must go on elsewhere
+ * @work: where it goes on then: queued once this context let go of
+ *	RUNNING, so the work item can take it
  *
  * Runs @run here unless another context runs it; that one then runs it
  * once more, so nothing asked for is missed.
  */
 void sroce_qp_run_one(struct sroce_qp *qp, unsigned int running_bit,
-		      bool (*run)(struct sroce_qp *qp))
+		      bool (*run)(struct sroce_qp *qp),
+		      struct work_struct *work)
 {
 	unsigned int again_bit = running_bit + 1;
 
@@ -377,8 +381,10 @@ void sroce_qp_run_one(struct sroce_qp *qp, unsigned int running_bit,
 		while (done && test_and_clear_bit(again_bit, &qp->flags))
 			done = run(qp);
 		clear_bit_unlock(running_bit, &qp->flags);
-		if (!done)
-			break;	/* the work item goes on */
+		if (!done) {
+			queue_work(system_highpri_wq, work);
+			break;
+		}
 		/* A kick that saw RUNNING set AGAIN before: see it now. */
 		smp_mb__after_atomic();
 		if (!test_bit(again_bit, &qp->flags))
@@ -425,6 +431,9 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	qp->rq_cons = 0;
 	qp->rnr_wait = false;
 	qp->rd_gap = false;
+	qp->cwnd = SROCE_REQ_WINDOW;
+	qp->cwnd_acked = 0;
+	qp->ackreq_gap = 0;
 	/* The rings: user space resets its own copies too (the uapi). */
 	WRITE_ONCE(*qp->sq.producer, 0);
 	WRITE_ONCE(*qp->sq.consumer, 0);

@@ -45,10 +45,14 @@ struct sk_buff;
 /*
  * Requester window: PSNs sent and not yet acknowledged.  Bounded so a
  * burst never overruns the receiver's backlog (netdev_max_backlog, 1000
- * packets by default).
+ * packets by default).  Within it a congestion window moves as TCP's
+ * (additive increase, halved on a loss): every PSN in flight when a loss
+ * is found is sent again (go-back-N), so on a lossy wire a smaller window
+ * wastes less.
  */
 #define SROCE_REQ_WINDOW	128
-/* Ask for an ACK at least every this many packets of a long message. */
+#define SROCE_REQ_WINDOW_MIN	8
+/* Ask for an ACK at least every this many packets (and of the window). */
 #define SROCE_REQ_ACK_EVERY	32
 /*
  * PSNs one RDMA READ may take (one per response packet): far below half
@@ -91,6 +95,8 @@ enum sroce_swqe_state {
  * @length: total payload bytes
  * @num_sge: entries of @sge used (0 for inline)
  * @state: enum sroce_swqe_state
+ * @numbered: @first_psn and @last_psn are set (its first packet went out,
+ *	or, for a local operation, it was executed)
  * @status: the completion status of an SROCE_SWQE_ERROR entry
  * @rkey: RDMA and atomics: the remote key
  * @remote_addr: RDMA and atomics: the remote address
@@ -110,6 +116,7 @@ struct sroce_swqe {
 	u32 length;
 	u32 num_sge;
 	u8 state;
+	bool numbered;
 	u8 status;
 	u32 rkey;
 	u64 remote_addr;
@@ -218,6 +225,10 @@ enum sroce_qp_flag {
  * @psn_max: the PSN after the highest one ever sent (tells resends apart)
  * @rd_gap: a READ response beyond @psn_una was seen and the requester went
  *	back; no new go-back until a response arrives in order
+ * @cwnd: the congestion window, in PSNs (SROCE_REQ_WINDOW_MIN to
+ *	SROCE_REQ_WINDOW)
+ * @cwnd_acked: PSNs acknowledged since @cwnd last grew
+ * @ackreq_gap: packets sent since the last one asking for an ACK
  * @rq_cons: index of the receive WQE in use or next (@rq's consumer)
  * @rwqe: the receive WQE in use while @in_msg
  * @in_msg: the responder is inside a SEND message
@@ -275,6 +286,9 @@ struct sroce_qp {
 	u32 psn_una;
 	u32 psn_max;
 	bool rd_gap;
+	u32 cwnd;
+	u32 cwnd_acked;
+	u32 ackreq_gap;
 	u8 retry;
 	u8 rnr_retry_left;
 	bool rnr_wait;
@@ -363,7 +377,8 @@ int sroce_sge_scatter_skb(const struct sroce_sge_ref *sge, u32 num_sge,
 			  u32 off, const struct sk_buff *skb, int skb_off,
 			  u32 len);
 void sroce_qp_run_one(struct sroce_qp *qp, unsigned int running_bit,
-		      bool (*run)(struct sroce_qp *qp));
+		      bool (*run)(struct sroce_qp *qp),
+		      struct work_struct *work);
 int sroce_qp_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 struct sk_buff *sroce_qp_alloc_skb(struct sroce_qp *qp, u32 hdr_len,
 				   u32 paylen, u8 **hdr);
@@ -379,6 +394,7 @@ bool sroce_req_is_local(u32 opcode);
 
 /* comp.c */
 void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy);
+void sroce_comp_loss(struct sroce_qp *qp);
 void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		    const struct sroce_pkt *pkt);
 void sroce_comp_timer(struct timer_list *t);

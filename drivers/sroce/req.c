@@ -5,7 +5,7 @@
  * The requester fetches WQEs from the send ring into the kernel's copies
  * (struct sroce_swqe: validated once, region references held until the
  * WQE retires), segments each message by the path MTU, numbers the packets
- * with consecutive PSNs and sends them, at most SROCE_REQ_WINDOW PSNs
+ * with consecutive PSNs and sends them, at most a congestion window of PSNs
  * ahead of the oldest unacknowledged one.  The completer (comp.c) moves the
  * window on and rewinds the requester for retransmission.
  *
@@ -342,7 +342,7 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	struct sroce_hdrs h = {};
 	struct sroce_seg seg;
 	struct sk_buff *skb;
-	u32 hdr_len, ack_seq, npsn;
+	u32 hdr_len, npsn;
 	u8 *hdr;
 
 	if (sroce_req_seg(qp, w, &seg, &npsn))
@@ -352,6 +352,7 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 		w->last_psn = sroce_psn_add(qp->psn_next,
 					    sroce_seg_npkts(w->length,
 							    qp->pmtu) - 1);
+		w->numbered = true;
 	}
 	info = sroce_opcode_lookup(seg.opcode);
 	hdr_len = info->hdr_len;
@@ -371,11 +372,17 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	h.bth.psn = qp->psn_next;
 	if (seg.last && (w->send_flags & SROCE_SEND_SOLICITED))
 		h.bth.flags |= SROCE_BTHF_SE;
-	/* READ and atomic requests are answered by their responses. */
-	ack_seq = sroce_psn_outstanding(qp->psn_next, w->first_psn) + 1;
+	/*
+	 * READ and atomic requests are answered by their responses; others
+	 * ask for an ACK with the last packet of a message and often enough
+	 * that the window never waits for one.
+	 */
 	if ((info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) &&
-	    (seg.last || !(ack_seq % SROCE_REQ_ACK_EVERY)))
+	    (seg.last || ++qp->ackreq_gap >= min_t(u32, SROCE_REQ_ACK_EVERY,
+						   qp->cwnd / 2))) {
 		h.bth.flags |= SROCE_BTHF_ACKREQ;
+		qp->ackreq_gap = 0;
+	}
 	h.imm = be32_to_cpu((__force __be32)w->imm);
 	h.ieth_rkey = w->imm;	/* SEND_WITH_INV: the key, host order */
 	/* The RETH of a WRITE's first packet, of a (resumed) READ. */
@@ -459,6 +466,7 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w,
 	}
 	w->first_psn = qp->psn_next;
 	w->last_psn = sroce_psn_add(qp->psn_next, SROCE_PSN_MASK);
+	w->numbered = true;
 	w->state = SROCE_SWQE_SENT;
 	qp->sq_cur++;
 	sroce_comp_retire(qp, nfy);
@@ -542,7 +550,7 @@ static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
 			break;
 		}
 		if (!sroce_psn_window_open(qp->psn_next, qp->psn_una,
-					   SROCE_REQ_WINDOW) ||
+					   qp->cwnd) ||
 		    sroce_req_rd_blocked(qp, w))
 			break;
 		if (sroce_req_build_one(qp, w, list))
@@ -590,7 +598,8 @@ void sroce_req_kick(struct sroce_qp *qp)
 		queue_work(system_highpri_wq, &qp->req_work);
 		return;
 	}
-	sroce_qp_run_one(qp, SROCE_QPF_REQ_RUNNING, sroce_req_run);
+	sroce_qp_run_one(qp, SROCE_QPF_REQ_RUNNING, sroce_req_run,
+			 &qp->req_work);
 }
 
 /**
@@ -600,7 +609,7 @@ void sroce_req_kick(struct sroce_qp *qp)
 void sroce_req_work(struct work_struct *work)
 {
 	sroce_qp_run_one(container_of(work, struct sroce_qp, req_work),
-			 SROCE_QPF_REQ_RUNNING, sroce_req_run);
+			 SROCE_QPF_REQ_RUNNING, sroce_req_run, work);
 }
 
 /**

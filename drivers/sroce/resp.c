@@ -644,10 +644,8 @@ static bool sroce_resp_run(struct sroce_qp *qp)
 
 	__skb_queue_head_init(&list);
 	do {
-		if (!task && sent >= SROCE_RESP_SOFTIRQ_BUDGET) {
-			queue_work(system_highpri_wq, &qp->resp_work);
-			return false;
-		}
+		if (!task && sent >= SROCE_RESP_SOFTIRQ_BUDGET)
+			return false;	/* the work item goes on */
 		spin_lock_irqsave(&qp->lock, flags);
 		n = sroce_resp_build(qp, &list);
 		spin_unlock_irqrestore(&qp->lock, flags);
@@ -667,7 +665,8 @@ static bool sroce_resp_run(struct sroce_qp *qp)
  */
 void sroce_resp_kick(struct sroce_qp *qp)
 {
-	sroce_qp_run_one(qp, SROCE_QPF_RESP_RUNNING, sroce_resp_run);
+	sroce_qp_run_one(qp, SROCE_QPF_RESP_RUNNING, sroce_resp_run,
+			 &qp->resp_work);
 }
 
 /**

@@ -61,12 +61,37 @@ void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy)
 	}
 }
 
+/*
+ * The retransmission timeout: a few round trips, at least 16 ms (a TCG
+ * guest stalls for several ms at times: a shorter one resends for nothing).
+ */
+#define SROCE_RTO_MIN_US	16000
+
+/*
+ * When the timer should fire next: at the local ACK timeout, or earlier
+ * after a retransmission timeout (from the measured round trip, doubled
+ * with each probe) to send the oldest packet again without spending a
+ * retry (sroce_comp_timer()).
+ */
+static unsigned long sroce_comp_expiry(const struct sroce_qp *qp)
+{
+	unsigned long at;
+	u64 rto_us;
+
+	if (!qp->srtt_us || qp->probes > 8)
+		return qp->ack_deadline;
+	rto_us = max_t(u64, 4ULL * qp->srtt_us, SROCE_RTO_MIN_US) << qp->probes;
+	at = jiffies + usecs_to_jiffies(min_t(u64, rto_us, U32_MAX));
+	return time_before(at, qp->ack_deadline) ? at : qp->ack_deadline;
+}
+
 /**
- * sroce_comp_arm_timer() - (re)start the local ACK timeout
+ * sroce_comp_arm_timer() - start the local ACK timeout if it is not running
  * @qp: the QP, lock held
  *
- * Runs while PSNs are outstanding and the QP's timeout is not 0
- * (infinite); stopped otherwise.
+ * Runs while PSNs sent are unacknowledged and the QP's timeout is not 0
+ * (infinite); stopped otherwise.  The local ACK timeout counts from its
+ * start or the last progress (sroce_comp_ack_upto() stops the timer).
  */
 void sroce_comp_arm_timer(struct sroce_qp *qp)
 {
@@ -79,8 +104,12 @@ void sroce_comp_arm_timer(struct sroce_qp *qp)
 		del_timer(&qp->retrans_timer);
 		return;
 	}
-	mod_timer(&qp->retrans_timer,
-		  jiffies + max_t(unsigned long, nsecs_to_jiffies(ns), 1));
+	if (timer_pending(&qp->retrans_timer))
+		return;
+	qp->ack_deadline = jiffies + max_t(unsigned long,
+					   nsecs_to_jiffies(ns), 1);
+	qp->probes = 0;
+	mod_timer(&qp->retrans_timer, sroce_comp_expiry(qp));
 }
 
 /*
@@ -232,13 +261,14 @@ static void sroce_comp_forward(struct sroce_qp *qp)
 }
 
 /**
- * sroce_comp_loss() - a packet was lost: halve the congestion window
+ * sroce_comp_loss() - a packet was lost: shrink the congestion window
  * @qp: the QP, lock held
  */
 void sroce_comp_loss(struct sroce_qp *qp)
 {
-	qp->cwnd = max_t(u32, qp->cwnd / 2, SROCE_REQ_WINDOW_MIN);
+	qp->cwnd = max_t(u32, qp->cwnd - qp->cwnd / 4, SROCE_REQ_WINDOW_MIN);
 	qp->cwnd_acked = 0;
+	qp->rtt_timing = false;	/* its packet goes again: no sample */
 }
 
 /* @n more PSNs acknowledged: one more PSN of window per window's worth. */
@@ -260,6 +290,14 @@ static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 acked, bool rnr,
 	if (!sroce_psn_in_range(acked, qp->psn_una, sroce_comp_unacked(qp)))
 		return;
 	sroce_comp_cwnd_grow(qp, sroce_psn_outstanding(acked, qp->psn_una) + 1);
+	if (qp->rtt_timing && !sroce_psn_before(acked, qp->rtt_psn)) {
+		u32 us = div_u64(ktime_get_ns() - qp->rtt_start, 1000);
+
+		qp->srtt_us = qp->srtt_us ? (7 * qp->srtt_us + us) / 8 : us;
+		qp->rtt_timing = false;
+	}
+	/* Progress: the timeouts count from here (the caller rearms). */
+	del_timer(&qp->retrans_timer);
 	qp->psn_una = sroce_psn_add(acked, 1);
 	sroce_comp_forward(qp);
 	qp->retry = qp->attr.retry_cnt;
@@ -492,6 +530,20 @@ void sroce_comp_timer(struct timer_list *t)
 	}
 	if (qp->psn_una == qp->psn_max)
 		goto out_unlock;
+	if (time_before(jiffies, qp->ack_deadline)) {
+		/*
+		 * Nothing heard for a few round trips: the last packets or
+		 * their NAK were lost.  Send again from the oldest without
+		 * waiting for the local ACK timeout, which goes on running.
+		 */
+		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RTO_PROBES);
+		qp->probes++;
+		sroce_comp_loss(qp);
+		sroce_comp_rewind(qp, qp->psn_una);
+		mod_timer(&qp->retrans_timer, sroce_comp_expiry(qp));
+		kick = true;
+		goto out_unlock;
+	}
 	sroce_stats_inc(qp->sdev->stats, SROCE_CNT_TIMEOUTS);
 	if (!qp->retry) {
 		sroce_comp_fail(qp, IB_WC_RETRY_EXC_ERR, &nfy);

@@ -43,6 +43,7 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	[SROCE_CNT_TX_PACKETS] = { .name = "tx_packets" },
 	[SROCE_CNT_RETRANSMITS] = { .name = "retransmits" },
 	[SROCE_CNT_TIMEOUTS] = { .name = "ack_timeouts" },
+	[SROCE_CNT_RTO_PROBES] = { .name = "rto_probes" },
 	[SROCE_CNT_SEQ_NAK_SENT] = { .name = "seq_naks_sent" },
 	[SROCE_CNT_SEQ_NAK_RCVD] = { .name = "seq_naks_rcvd" },
 	[SROCE_CNT_RNR_NAK_SENT] = { .name = "rnr_naks_sent" },

@@ -35,6 +35,7 @@ enum sroce_counter {
 	SROCE_CNT_TX_PACKETS = SROCE_CNT_RX_ERR + SROCE_RX_REASON_NR - 1,
 	SROCE_CNT_RETRANSMITS,		/* packets sent again */
 	SROCE_CNT_TIMEOUTS,		/* local ACK timeouts */
+	SROCE_CNT_RTO_PROBES,		/* resends before the ACK timeout */
 	SROCE_CNT_SEQ_NAK_SENT,
 	SROCE_CNT_SEQ_NAK_RCVD,
 	SROCE_CNT_RNR_NAK_SENT,

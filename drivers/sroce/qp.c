@@ -434,6 +434,9 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	qp->cwnd = SROCE_REQ_WINDOW;
 	qp->cwnd_acked = 0;
 	qp->ackreq_gap = 0;
+	qp->probes = 0;
+	qp->srtt_us = 0;
+	qp->rtt_timing = false;
 	/* The rings: user space resets its own copies too (the uapi). */
 	WRITE_ONCE(*qp->sq.producer, 0);
 	WRITE_ONCE(*qp->sq.consumer, 0);

@@ -46,12 +46,12 @@ struct sk_buff;
  * Requester window: PSNs sent and not yet acknowledged.  Bounded so a
  * burst never overruns the receiver's backlog (netdev_max_backlog, 1000
  * packets by default).  Within it a congestion window moves as TCP's
- * (additive increase, halved on a loss): every PSN in flight when a loss
- * is found is sent again (go-back-N), so on a lossy wire a smaller window
- * wastes less.
+ * (additive increase, a quarter less on a loss): every PSN in flight when
+ * a loss is found is sent again (go-back-N), so on a lossy wire a smaller
+ * window wastes less; not too small, or the round trip limits it.
  */
 #define SROCE_REQ_WINDOW	128
-#define SROCE_REQ_WINDOW_MIN	8
+#define SROCE_REQ_WINDOW_MIN	16
 /* Ask for an ACK at least every this many packets (and of the window). */
 #define SROCE_REQ_ACK_EVERY	32
 /*
@@ -229,6 +229,14 @@ enum sroce_qp_flag {
  *	SROCE_REQ_WINDOW)
  * @cwnd_acked: PSNs acknowledged since @cwnd last grew
  * @ackreq_gap: packets sent since the last one asking for an ACK
+ * @ack_deadline: when the local ACK timeout expires (jiffies): set when
+ *	the timer starts and at each progress
+ * @probes: retransmissions since the last progress that the retransmission
+ *	timeout (below the local ACK timeout) made; each doubles it
+ * @srtt_us: smoothed round-trip time of an ACK request, 0 before a sample
+ * @rtt_psn: the PSN whose ACK is being timed, while @rtt_timing
+ * @rtt_start: when it was sent (ns)
+ * @rtt_timing: a round trip is being timed
  * @rq_cons: index of the receive WQE in use or next (@rq's consumer)
  * @rwqe: the receive WQE in use while @in_msg
  * @in_msg: the responder is inside a SEND message
@@ -289,6 +297,12 @@ struct sroce_qp {
 	u32 cwnd;
 	u32 cwnd_acked;
 	u32 ackreq_gap;
+	unsigned long ack_deadline;
+	u8 probes;
+	u32 srtt_us;
+	u32 rtt_psn;
+	u64 rtt_start;
+	bool rtt_timing;
 	u8 retry;
 	u8 rnr_retry_left;
 	bool rnr_wait;

@@ -382,6 +382,12 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 						   qp->cwnd / 2))) {
 		h.bth.flags |= SROCE_BTHF_ACKREQ;
 		qp->ackreq_gap = 0;
+		/* Time the round trip of a first transmission (Karn). */
+		if (!qp->rtt_timing && qp->psn_next == qp->psn_max) {
+			qp->rtt_timing = true;
+			qp->rtt_psn = qp->psn_next;
+			qp->rtt_start = ktime_get_ns();
+		}
 	}
 	h.imm = be32_to_cpu((__force __be32)w->imm);
 	h.ieth_rkey = w->imm;	/* SEND_WITH_INV: the key, host order */

@@ -3,6 +3,8 @@
 # sroce: a software RoCEv2 RDMA device.
 #
 #   make            build sroce.ko, libsroce-rdmav34.so and the tools
+#   make kmod-test  the kernel-verbs selftest module (tests/kmod/, never
+#                   installed; tests/kverbs.sh loads it); part of `make`
 #   make check      install what is missing, build, run every test
 #                   (T=<pattern> runs only the tests whose name matches)
 #   make demo       install what is missing, build, show sroce in a guest
@@ -24,14 +26,20 @@ CMAKE_BUILD := $(BUILD)/userspace
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all module userspace check demo install install-module install-provider clean lint deps fuzz
-.PHONY: check-debug debug-kernel debug-module
+.PHONY: check-debug debug-kernel debug-module kmod-test
 
-all: module userspace
+all: module kmod-test userspace
 
 module:
 	@test -n "$(KVER)" -a -e "$(KDIR)/Makefile" || { \
 		echo "make: no kernel headers found (KVER='$(KVER)'): run scripts/install-deps"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+# A module of its own, against the same KDIR; not part of sroce.ko's build.
+kmod-test:
+	@test -n "$(KVER)" -a -e "$(KDIR)/Makefile" || { \
+		echo "make: no kernel headers found (KVER='$(KVER)'): run scripts/install-deps"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod modules
 
 userspace:
 	cmake -S userspace -B $(CMAKE_BUILD) -Wno-dev
@@ -50,7 +58,7 @@ check: deps
 # directory, so that drivers/sroce/sroce.ko stays the one for Debian's kernel.
 DEBUG_DIR := $(BUILD)/debug-kernel
 DEBUG_M   := $(DEBUG_DIR)/sroce
-DEBUG_SRC  = Kbuild $(shell find drivers include -type f \( -name '*.[ch]' -o -name Kbuild -o -name '*.mk' \) ! -name '*.mod.c')
+DEBUG_SRC  = Kbuild $(shell find drivers include tests/kmod -type f \( -name '*.[ch]' -o -name Kbuild -o -name '*.mk' \) ! -name '*.mod.c')
 
 debug-kernel:
 	scripts/build-debug-kernel
@@ -59,6 +67,7 @@ debug-module: debug-kernel
 	mkdir -p $(DEBUG_M)
 	cp -p --parents $(DEBUG_SRC) $(DEBUG_M)/
 	$(MAKE) -C $(DEBUG_DIR)/src M=$(DEBUG_M) modules
+	$(MAKE) -C $(DEBUG_DIR)/src M=$(DEBUG_M)/tests/kmod modules
 
 # Waits and guest time limits are stretched, kmemleak scans after each test.
 check-debug: deps
@@ -93,4 +102,5 @@ install-provider:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean
 	rm -rf $(BUILD)

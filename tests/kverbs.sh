@@ -1,0 +1,268 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernel verbs as a kernel ULP uses them: tests/kmod/sroce_kverbs_test.ko
+# (built by `make kmod-test`) runs its cases from module init between two
+# RDMA devices and reports them in KTAP on the kernel log; each of its cases
+# becomes a case here.  Kernel post_send/post_recv, CQs polled in softirq,
+# from a work queue and directly, the DMA MR (local_dma_lkey, the unsafe
+# global rkey), fast registration (REG_MR, LOCAL_INV, SEND_WITH_INV),
+# atomics, ib_drain_qp and a return to RESET: see the module's header.
+#
+#   init_net                              $NS
+#   +------------------------+            +------------------------+
+#   | sroce0, later rxe0     |            | sroce1                 |
+#   |   v0 10.93.9.1/24      |----veth----|   v1 10.93.9.2/24      |
+#   | insmod runs here       |            |                        |
+#   +------------------------+            +------------------------+
+#
+# Four runs of the module, each reported as "LABEL: case":
+#   sroce:       A = sroce0, B = sroce1 (sroce alone; then a clean rmmod)
+#   rxe:         A = B = rxe0, a loopback within rdma_rxe (it binds UDP
+#                4791 in init_net only, so two rxe devices in one guest
+#                cannot reach each other): the module checked against a
+#                known-good implementation
+#   rxe->sroce:  A = rxe0 (init_net), B = sroce1 (in $NS, as in
+#                tests/rc-interop.sh)
+#   sroce->rxe:  A = sroce1, B = rxe0
+# A is the initiator, B the target (the DMA MR with a global rkey, the
+# fast-registration MRs).  rdma's shared namespace mode shows every
+# device in every namespace, so the module finds both by name.
+#
+# Runs in a guest (qemu/run-guest) as root.
+. "$(dirname "$0")/lib.sh"
+
+NS=sroce-kverbs-$$
+IP0=10.93.9.1
+IP1=10.93.9.2
+# The test module built next to the sroce.ko in use (make check-debug
+# builds both for the debug kernel).
+KVERBS_KO=${SROCE_KVERBS_KO:-${SROCE_KO%/drivers/sroce/sroce.ko}/tests/kmod/sroce_kverbs_test.ko}
+# Cases of the module (its "1..N"); each run adds its insmod case.
+KVT_CASES=22
+KVT_DIR=$(mktemp -d)
+# Set when an insmod never returned: nothing can be unloaded any more.
+KVT_STUCK=$KVT_DIR/stuck
+KVT_RUN=0
+
+cleanup() {
+	if [ ! -e "$KVT_STUCK" ]; then
+		rmmod sroce_kverbs_test 2>/dev/null
+		rdma link delete sroce0 2>/dev/null
+		ip netns exec "$NS" rdma link delete sroce1 2>/dev/null
+		rdma link delete rxe0 2>/dev/null
+		sroce_unload 2>/dev/null
+		modprobe -r rdma_rxe 2>/dev/null
+	fi
+	ip netns del "$NS" 2>/dev/null
+	ip link del v0 2>/dev/null
+	rm -rf "$KVT_DIR"
+}
+trap cleanup EXIT
+
+# gid_index DEV IPV4: index of DEV's RoCE v2 GID of the address IPV4
+# (from sysfs: no provider needed); empty if there is none.
+gid_index() {
+	local d=/sys/class/infiniband/$1/ports/1 f i want o
+	IFS=. read -ra o <<< "$2"
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "${o[@]}")
+	for f in "$d"/gids/*; do
+		i=${f##*/}
+		[ "$(cat "$f")" = "$want" ] || continue
+		[ "$(cat "$d/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
+		echo "$i"
+		return
+	done
+}
+
+has_gid() {
+	[ -n "$(gid_index "$1" "$2")" ]
+}
+
+# dev_ip DEV: the IPv4 address of DEV's netdev
+dev_ip() {
+	case $1 in
+	sroce0 | rxe0) echo "$IP0" ;;
+	*) echo "$IP1" ;;
+	esac
+}
+
+# No PD, CQ, QP or MR of the test module is left (rdma_rxe has a GSI QP of
+# the core's: only the owner tells them apart).
+no_kernel_objects() {
+	local out r
+	out=$(for r in pd cq qp mr; do rdma resource show "$r"; done)
+	echo "$out"
+	! grep -q 'sroce_kverbs_test' <<< "$out"
+}
+
+test_setup() {
+	[ -e "$KVERBS_KO" ] || fail "$KVERBS_KO is not built (make kmod-test)"
+	modinfo "$KVERBS_KO" | grep -E '^(vermagic|parm):'
+	[ "$(modinfo -F vermagic "$KVERBS_KO" | cut -d' ' -f1)" = "$(uname -r)" ] ||
+		fail "$KVERBS_KO is not built for $(uname -r)"
+	sroce_load
+	ip netns add "$NS"
+	ip link add v0 type veth peer name v1 netns "$NS"
+	ip addr add "$IP0/24" dev v0
+	ip link set v0 up
+	ip -n "$NS" link set lo up
+	ip -n "$NS" addr add "$IP1/24" dev v1
+	ip -n "$NS" link set v1 up
+	rdma link add sroce0 type sroce netdev v0
+	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
+	rdma system show
+	rdma link show
+	wait_for 10 has_gid sroce0 "$IP0"
+	wait_for 10 has_gid sroce1 "$IP1"
+}
+
+# kverbs_load A B: insmod the module on devices A and B; its lines of the
+# kernel log (without the "sroce_kverbs: " prefix) go to $KVT_DIR/$KVT_RUN.
+# The load succeeds exactly when no case failed; either way the module
+# must have reported its plan, every case and its totals.
+kverbs_load() {
+	local a=$1 b=$2 out=$KVT_DIR/$KVT_RUN ga gb n rc deps d
+	[ ! -e "$KVT_STUCK" ] || { touch "$out.skip"; fail "an earlier insmod never returned"; }
+	for d in "$a" "$b"; do
+		rdma_dev_exists "$d" || { touch "$out.skip"; skip "no RDMA device $d"; }
+	done
+	ga=$(gid_index "$a" "$(dev_ip "$a")")
+	gb=$(gid_index "$b" "$(dev_ip "$b")")
+	if [ -z "$ga" ] || [ -z "$gb" ]; then
+		fail "no IPv4 RoCE v2 GID ($a: '$ga', $b: '$gb')"
+	fi
+	deps=$(modinfo -F depends "$KVERBS_KO" | tr ',' ' ')
+	# shellcheck disable=SC2086
+	[ -z "$deps" ] || modprobe -a $deps
+	n=$(dmesg | wc -l)
+	echo "insmod $KVERBS_KO dev_a=$a dev_b=$b gid_a=$ga gid_b=$gb"
+	# In the background: a case that never ends would hang insmod in
+	# module init, where no signal reaches it.
+	{
+		rc=0
+		insmod "$KVERBS_KO" dev_a="$a" dev_b="$b" gid_a="$ga" gid_b="$gb" \
+			timeout_ms=$((5000 * SROCE_TIMEOUT_SCALE)) || rc=$?
+		echo "$rc" > "$out.rc"
+	} &
+	if ! wait_for 150 test -e "$out.rc"; then
+		touch "$KVT_STUCK"
+		dmesg | tail -n +"$((n + 1))" | sed 's/^/  /'
+		fail "insmod did not return within $((150 * SROCE_TIMEOUT_SCALE)) s"
+	fi
+	wait
+	rc=$(cat "$out.rc")
+	dmesg -t | tail -n +"$((n + 1))" | sed -n 's/^sroce_kverbs: //p' > "$out"
+	echo "insmod: exit status $rc"
+	if [ "$rc" -eq 0 ]; then
+		rmmod sroce_kverbs_test
+	fi
+	no_kernel_objects || fail "objects of the module are left"
+	grep -qx "1\.\.$KVT_CASES" "$out" ||
+		fail "the module's plan is not 1..$KVT_CASES: $(grep -E '^1\.\.' "$out")"
+	grep -q '^# totals: ' "$out" || fail "the module did not report its totals"
+	grep '^# totals: ' "$out"
+	if grep -q '^not ok ' "$out"; then
+		[ "$rc" -ne 0 ] || fail "cases failed, yet the module loaded"
+	else
+		[ "$rc" -eq 0 ] || fail "insmod failed (status $rc) without a failed case"
+	fi
+}
+
+# kverbs_name I: the name the module gave its case I
+kverbs_name() {
+	local name
+	name=$(sed -nE "s/^(not )?ok $1 (.*)\$/\2/p" "$KVT_DIR/$KVT_RUN" 2>/dev/null |
+		sed 's/ # SKIP.*//')
+	echo "${name:-case $1 of the module (not reported)}"
+}
+
+# kverbs_case I: the module's case I, with the comments it printed for it.
+kverbs_case() {
+	local i=$1 out=$KVT_DIR/$KVT_RUN line
+	[ ! -e "$out.skip" ] || skip "the module was not loaded"
+	[ -e "$out" ] || fail "the module did not run"
+	awk -v i="$i" '
+		/^(not )?ok [0-9]+ / {
+			n = ($1 == "not") ? $3 : $2
+			if (n == i)
+				exit
+			on = (n == i - 1)
+			next
+		}
+		/^1\.\./ { on = (i == 1); next }
+		on && /^#/ { print }
+	' "$out"
+	line=$(grep -E "^(not )?ok $i " "$out") || fail "the module did not report case $i"
+	case $line in
+	"not ok "*) fail "$line" ;;
+	*"# SKIP"*) skip "${line#*# SKIP }" ;;
+	esac
+}
+
+# kverbs LABEL A B: one run of the module, its cases as "LABEL: NAME".
+kverbs() {
+	local label=$1 i
+	KVT_RUN=$((KVT_RUN + 1))
+	run_test "$label: insmod sroce_kverbs_test dev_a=$2 dev_b=$3" kverbs_load "$2" "$3"
+	for i in $(seq 1 "$KVT_CASES"); do
+		run_test "$label: $(kverbs_name "$i")" kverbs_case "$i"
+	done
+}
+
+test_sroce_unload() {
+	[ ! -e "$KVT_STUCK" ] || fail "an insmod never returned"
+	no_kernel_objects || fail "objects of the module are left"
+	rdma link delete sroce0
+	ip netns exec "$NS" rdma link delete sroce1
+	wait_for 10 rdma_dev_gone sroce0
+	wait_for 10 rdma_dev_gone sroce1
+	rmmod sroce
+	! lsmod | grep -q '^sroce '
+}
+
+test_rxe_setup() {
+	[ ! -e "$KVT_STUCK" ] || fail "an insmod never returned"
+	modprobe rdma_rxe 2>/dev/null || skip "rdma_rxe is not available"
+	rdma link add rxe0 type rxe netdev v0
+	wait_for 10 has_gid rxe0 "$IP0"
+	rdma link show
+}
+
+# rdma_rxe holds UDP 4791 in init_net: sroce lives in $NS only.
+test_interop_setup() {
+	[ ! -e "$KVT_STUCK" ] || fail "an insmod never returned"
+	rdma_dev_exists rxe0 || skip "no rdma_rxe device"
+	sroce_load
+	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
+	wait_for 10 has_gid sroce1 "$IP1"
+	rdma link show
+}
+
+test_unload() {
+	[ ! -e "$KVT_STUCK" ] || fail "an insmod never returned"
+	no_kernel_objects || fail "objects of the module are left"
+	if rdma_dev_exists sroce1; then
+		ip netns exec "$NS" rdma link delete sroce1
+		wait_for 10 rdma_dev_gone sroce1
+	fi
+	if rdma_dev_exists rxe0; then
+		rdma link delete rxe0
+		wait_for 10 rdma_dev_gone rxe0
+	fi
+	sroce_unload
+	modprobe -r rdma_rxe 2>/dev/null || true
+	! lsmod | grep -Eq '^(sroce|rdma_rxe|sroce_kverbs_test) '
+}
+
+ktap_plan $((5 + 4 * (KVT_CASES + 1)))
+run_test "module, veth and two sroce devices set up" test_setup
+kverbs sroce sroce0 sroce1
+run_test "sroce: no object left, rmmod sroce is clean" test_sroce_unload
+run_test "rdma_rxe on v0 (init_net)" test_rxe_setup
+kverbs rxe rxe0 rxe0
+run_test "sroce in $NS next to rdma_rxe" test_interop_setup
+kverbs "rxe->sroce" rxe0 sroce1
+kverbs "sroce->rxe" sroce1 rxe0
+run_test "no object left, rmmod sroce and rdma_rxe" test_unload
+ktap_finish

@@ -418,13 +418,44 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	struct sroce_stats __percpu *stats = qp->sdev->stats;
 	u32 psn = pkt->bth.psn, flags = pkt->info->flags, off, npkts;
-	struct sroce_swqe *w;
+	u32 i, before, upto, implied;
+	struct sroce_swqe *w = NULL;
+	bool gap = false;
 	int ret;
 
-	if (psn != qp->psn_una) {
-		if (sroce_psn_in_range(psn, qp->psn_una,
-				       sroce_comp_unacked(qp)) &&
-		    !qp->rd_gap) {
+	if (!sroce_psn_in_range(psn, qp->psn_una, sroce_comp_unacked(qp)))
+		return false;	/* a duplicate, or beyond what was asked */
+	/* The READ or atomic the response belongs to (asked for at least once). */
+	for (i = qp->sq_retire; i != qp->sq_head; i++) {
+		struct sroce_swqe *c = sroce_swqe_at(qp, i);
+
+		if (!c->numbered || c->state == SROCE_SWQE_ERROR)
+			break;
+		npkts = sroce_psn_outstanding(c->last_psn, c->first_psn) + 1;
+		if (sroce_req_is_rd(c->opcode) &&
+		    sroce_psn_in_range(psn, c->first_psn, npkts)) {
+			w = c;
+			break;
+		}
+		if (!sroce_psn_before(c->last_psn, psn))
+			break;
+	}
+	if (!w)
+		goto bad;
+	/*
+	 * Its responses come once everything before it was executed: they
+	 * acknowledge the requests before it, up to a READ or atomic before
+	 * it still missing responses (those were lost).
+	 */
+	if (sroce_psn_before(qp->psn_una, w->first_psn)) {
+		before = sroce_psn_add(w->first_psn, SROCE_PSN_MASK);
+		upto = sroce_comp_clamp(qp, before, &implied);
+		gap = upto != before;
+		sroce_comp_ack_upto(qp, upto, false, nfy);
+	}
+	if (gap || psn != qp->psn_una) {
+		/* Responses missing before this one: ask again, once. */
+		if (!qp->rd_gap) {
 			qp->rd_gap = true;
 			sroce_stats_inc(stats, SROCE_CNT_IMPLIED_NAKS);
 			sroce_comp_loss(qp);
@@ -432,16 +463,8 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 			sroce_comp_arm_timer(qp);
 			return true;
 		}
-		return false;	/* a duplicate, or beyond what was asked */
+		return false;
 	}
-	if (qp->sq_retire == qp->sq_head)
-		goto bad;
-	/* Asked for, maybe asked for again since: the data is the same. */
-	w = sroce_swqe_at(qp, qp->sq_retire);
-	npkts = sroce_psn_outstanding(w->last_psn, w->first_psn) + 1;
-	if (!w->numbered || w->state == SROCE_SWQE_ERROR ||
-	    !sroce_psn_in_range(psn, w->first_psn, npkts))
-		goto bad;
 
 	if (flags & SROCE_OPF_ATOMIC) {
 		if (w->opcode == IB_UVERBS_WR_RDMA_READ)

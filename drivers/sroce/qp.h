@@ -152,6 +152,8 @@ enum sroce_res_type {
  * struct sroce_res - a responder resource: an RDMA READ or atomic request
  *	accepted, with what its responses need
  * @type: enum sroce_res_type
+ * @replay: answers a duplicate request again (max_dest_rd_atomic counts
+ *	the others)
  * @first_psn: PSN of the request, and of the first response
  * @last_psn: PSN of the last response
  * @cur_psn: READ: PSN of the next response packet to send
@@ -164,6 +166,7 @@ enum sroce_res_type {
  */
 struct sroce_res {
 	u8 type;
+	bool replay;
 	u32 first_psn;
 	u32 last_psn;
 	u32 cur_psn;
@@ -174,8 +177,12 @@ struct sroce_res {
 	u64 orig;
 };
 
-/* Responder resources kept: answered ones stay for duplicates. */
-#define SROCE_RES_RING		SROCE_MAX_RD_ATOMIC
+/*
+ * Responder resources kept: answered ones stay for duplicates.  Twice the
+ * most a requester may have outstanding: a go-back answers each of those
+ * again, and their answers before must stay findable meanwhile.
+ */
+#define SROCE_RES_RING		(2 * SROCE_MAX_RD_ATOMIC)
 
 /* An ACK or NAK the responder has decided to send. */
 struct sroce_resp_ack {

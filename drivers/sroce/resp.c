@@ -409,7 +409,12 @@ static struct sroce_res *sroce_resp_res_new(struct sroce_qp *qp, u8 type,
  */
 static bool sroce_resp_res_granted(struct sroce_qp *qp)
 {
-	if (sroce_resp_res_pending(qp) < qp->attr.max_dest_rd_atomic)
+	u32 i, n = 0;
+
+	/* Answers again to duplicates are not new requests. */
+	for (i = qp->res_tail; i != qp->res_head; i++)
+		n += !qp->res[i % SROCE_RES_RING].replay;
+	if (n < qp->attr.max_dest_rd_atomic)
 		return true;
 	ibdev_dbg(qp->ibqp.device,
 		  "QP %u: READ/atomic beyond max_dest_rd_atomic %u\n",
@@ -490,17 +495,20 @@ static void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 
 /*
  * A duplicate READ or atomic: answer it again from the resource that
- * answered it, unless that one is still being answered, or is forgotten
- * (the requester then times out and fails).  Lock held.
+ * answered it, unless that one is still being answered.  A READ whose
+ * resource was reused is read again; an atomic's is kept long enough
+ * (SROCE_RES_RING) for the requester's outstanding ones.  Lock held.
  */
 static void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
-	u32 psn = pkt->bth.psn, i, npkts;
+	u32 psn = pkt->bth.psn, i, npkts, last;
 	bool read = pkt->info->flags & SROCE_OPF_READ;
 	const struct sroce_res *old = NULL;
 	struct sroce_mr *mr = NULL;
-	struct sroce_hdrs h;
 	struct sroce_res *r;
+	struct sroce_hdrs h;
+	u32 msn = qp->msn;
+	u64 orig = 0;
 
 	for (i = 0; i < SROCE_RES_RING; i++) {
 		const struct sroce_res *c = &qp->res[i];
@@ -514,21 +522,39 @@ static void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 			return;	/* its responses are still going out */
 		old = c;
 	}
-	if (!old || sroce_resp_res_pending(qp) >= SROCE_RES_RING)
+	if (sroce_resp_res_pending(qp) >= SROCE_RES_RING)
 		return;
 	sroce_pkt_hdrs(pkt, &h);
 	if (read) {
 		/* The requester may ask for the rest only: its RETH says. */
 		npkts = sroce_seg_npkts(h.reth.len, qp->pmtu);
-		if (sroce_psn_outstanding(old->last_psn, psn) + 1 != npkts)
+		last = sroce_psn_add(psn, npkts - 1);
+		if (old ? last != old->last_psn :
+		    npkts > SROCE_REQ_MAX_READ_PKTS ||
+		    !sroce_psn_before(last, qp->epsn))
 			return;
+		/*
+		 * A READ forgotten (its resource reused) is answered again
+		 * all the same: it reads memory, its RETH checked again.
+		 */
 		if (sroce_resp_rkey(qp, IB_ACCESS_REMOTE_READ, h.reth.rkey,
 				    h.reth.va, h.reth.len, &mr))
 			return;
+	} else {
+		if (!old)
+			return;	/* an atomic forgotten cannot run again */
+		last = old->last_psn;
 	}
-	r = sroce_resp_res_new(qp, old->type, psn, old->msn);
-	r->last_psn = old->last_psn;
-	r->orig = old->orig;
+	if (old) {
+		msn = old->msn;
+		orig = old->orig;
+	}
+	/* After the copies: the new resource may take the old one's slot. */
+	r = sroce_resp_res_new(qp, read ? SROCE_RES_READ : SROCE_RES_ATOMIC,
+			       psn, msn);
+	r->replay = true;
+	r->last_psn = last;
+	r->orig = orig;
 	r->mr = mr;
 	r->va = h.reth.va;
 	r->len = h.reth.len;

@@ -15,6 +15,8 @@
 #   make check-debug  the guest selftests under a debug kernel (KASAN,
 #                   lockdep, kmemleak; built once by scripts/build-debug-kernel,
 #                   ~8 min); not part of `make check`; T=<pattern> as above
+#   make check-sweep  the perftest -a sweeps (tests/sweep/*.sh: every size
+#                   from 2 B to 8 MiB, sroce to sroce); not part of `make check`
 #
 # KVER selects the kernel to build against (default: scripts/kver, which
 # picks the running kernel when its headers are installed).
@@ -26,7 +28,7 @@ CMAKE_BUILD := $(BUILD)/userspace
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all module userspace check demo install install-module install-provider clean lint deps fuzz
-.PHONY: check-debug debug-kernel debug-module kmod-test
+.PHONY: check-debug check-sweep debug-kernel debug-module kmod-test
 
 all: module kmod-test userspace
 
@@ -75,6 +77,12 @@ check-debug: deps
 	SROCE_KERNEL=debug SROCE_KO=$(DEBUG_M)/drivers/sroce/sroce.ko \
 	SROCE_TIMEOUT_SCALE=10 SROCE_KMEMLEAK=1 \
 	SROCE_GUEST_TIMEOUT=$${SROCE_GUEST_TIMEOUT:-5400} \
+		scripts/check '$(if $(T),$(T),^guest:)'
+
+# The long perftest runs, with their own guest time limit.
+check-sweep: deps
+	$(MAKE) all
+	SROCE_GUEST_DIR=tests/sweep SROCE_GUEST_TIMEOUT=$${SROCE_GUEST_TIMEOUT:-5400} \
 		scripts/check '$(if $(T),$(T),^guest:)'
 
 demo: deps

@@ -1,0 +1,244 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RDMA WRITE, RDMA READ and atomics between sroce and rdma_rxe, in both
+# directions: perftest's ib_write_bw, ib_write_lat, ib_read_bw,
+# ib_read_lat, ib_atomic_bw (fetch-and-add) and ib_atomic_lat
+# (compare-and-swap), from 2 B to 1 MiB less a page, polling and with
+# events, path MTU 1024 and 4096, each once with the server on rdma_rxe
+# and the client on sroce, and once the other way round.
+# After each run sroce's hw counters must show its traffic; at the end they
+# hold no receive error.
+#
+#   init_net                              $NS
+#   +------------------------+            +------------------------+
+#   | rxe0 (rdma_rxe)        |            | sroce1 (rdma link)     |
+#   |   v0 10.93.8.1/24      |----veth----|   v1 10.93.8.2/24      |
+#   +------------------------+            +------------------------+
+#
+# rdma_rxe of Linux 6.1 binds UDP 4791 in the initial namespace only (as
+# soon as it loads); sroce binds it per namespace, so sroce lives in $NS.
+# Every program runs in the namespace of its device's netdev.
+#
+# The largest message is 1 MiB less a page, as in tests/rc-interop.sh: the
+# rxe_mr_copy() bug of rdma_rxe 6.1 described there (one pointer read past
+# the MR's map array when a copy ends with the last page of a full map).
+#
+# Runs in a guest (qemu/run-guest) as root.
+. "$(dirname "$0")/lib.sh"
+
+NS=sroce-rdma-interop-$$
+IP_RXE=10.93.8.1
+IP_SROCE=10.93.8.2
+PORT=19000
+SERVER_PID=
+MTU=1024
+BIG=$((1048576 - 4096))
+
+cleanup() {
+	[ -z "$SERVER_PID" ] || kill "$SERVER_PID" 2>/dev/null
+	rdma link delete sroce1 2>/dev/null
+	rdma link delete rxe0 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+	ip link del v0 2>/dev/null
+	sroce_unload 2>/dev/null
+	modprobe -r rdma_rxe 2>/dev/null
+}
+trap cleanup EXIT
+
+# gid_index DEV ADDR: index of DEV's RoCE v2 GID ADDR (as ibv_devinfo
+# prints it, e.g. ::ffff:10.93.8.1); empty if there is none.  rdma_rxe
+# lists a RoCE v1 and a RoCE v2 GID per address.
+gid_index() {
+	local re=${2//./\\.}
+	ibv_devinfo -v -d "$1" |
+		sed -nE "s/^[[:space:]]*GID\[ *([0-9]+)\]:[[:space:]]+$re, RoCE v2\$/\1/p" |
+		head -n1
+}
+
+has_gid() {
+	[ -n "$(gid_index "$1" "$2")" ]
+}
+
+active_mtu_is() {
+	ibv_devinfo -d "$1" | grep -Eq "active_mtu:[[:space:]]+$2 "
+}
+
+init_port_bound() {
+	grep -q ':12B7 ' /proc/net/udp
+}
+
+# set_mtu NETDEV_MTU PATH_MTU
+set_mtu() {
+	ip link set v0 mtu "$1"
+	ip -n "$NS" link set v1 mtu "$1"
+	wait_for 10 active_mtu_is rxe0 "$2"
+	wait_for 10 active_mtu_is sroce1 "$2"
+	MTU=$2
+}
+
+# On each side: the device, how to run a program in its namespace, its
+# address and IPv4 GID (looked up once per case: ibv_devinfo is slow under
+# TCG), and the device for perftest_counters ("" for rdma_rxe: only
+# sroce's counters are checked).
+GID_RXE='' GID_SROCE=''
+side() { # side rxe|sroce
+	if [ "$1" = rxe ]; then
+		[ -n "$GID_RXE" ] || GID_RXE=$(gid_index rxe0 "::ffff:$IP_RXE")
+		DEV=rxe0 EXEC=() ADDR=$IP_RXE SROCE_DEV='' GID=$GID_RXE
+	else
+		[ -n "$GID_SROCE" ] || GID_SROCE=$(gid_index sroce1 "::ffff:$IP_SROCE")
+		DEV=sroce1 EXEC=(ip netns exec "$NS") ADDR=$IP_SROCE SROCE_DEV=sroce1
+		GID=$GID_SROCE
+	fi
+}
+
+# outstanding: the most RDMA READ and atomic requests both devices take in
+# flight, as initiator and as responder.  perftest gives each QP the
+# other side's figure as max_rd_atomic (its own device's max_qp_rd_atom by
+# default): rdma_rxe's 128 exceeds what sroce takes (and the other way
+# round), and modify_qp to RTS is rightly refused.  -o sets both sides.
+OUTS=
+outstanding() {
+	[ -n "$OUTS" ] || OUTS=$({
+		ibv_devinfo -v -d rxe0
+		ibv_devinfo -v -d sroce1
+	} | awk '/max_qp_(init_)?rd_atom:/ { if (m == "" || $2 < m) m = $2 } END { print m }')
+	[ -n "$OUTS" ] || fail "no max_qp_rd_atom in ibv_devinfo -v"
+}
+
+# perftest SERVER PROG ITERS ARGS...: PROG -n ITERS ARGS as the server on
+# SERVER's device (rxe or sroce), then as the client on the other one,
+# over the IPv4 GIDs, reads and atomics with -o $OUTS (outstanding).  Both must
+# exit 0 and print their results (perftest_check), and sroce's counters
+# must show the traffic (perftest_counters).
+perftest() {
+	local server=$1 prog=$2 iters=$3 srv cli rc=0 src=0 snap out t0=$SECONDS
+	local sdev sexec saddr sgid ssroce cdev cexec cgid csroce
+	local limit=$((90 * SROCE_TIMEOUT_SCALE))
+	shift 3
+	side "$server"
+	sdev=$DEV sexec=("${EXEC[@]}") saddr=$ADDR sgid=$GID ssroce=$SROCE_DEV
+	if [ "$server" = rxe ]; then side sroce; else side rxe; fi
+	cdev=$DEV cexec=("${EXEC[@]}") cgid=$GID csroce=$SROCE_DEV
+	if [ -z "$sgid" ] || [ -z "$cgid" ]; then
+		fail "no GID index ($sdev: '$sgid', $cdev: '$cgid')"
+	fi
+	case $prog in
+	ib_read_*|ib_atomic_*) outstanding; set -- -o "$OUTS" "$@" ;;
+	esac
+	PORT=$((PORT + 1))
+	snap=$(hw_snapshot sroce1)
+	srv=$(mktemp)
+	cli=$(mktemp)
+	"${sexec[@]}" timeout "$limit" "$prog" -d "$sdev" -x "$sgid" -p "$PORT" -F -n "$iters" "$@" \
+		> "$srv" 2>&1 &
+	SERVER_PID=$!
+	if wait_for 20 pid_listening "$SERVER_PID" "$PORT"; then
+		"${cexec[@]}" timeout "$limit" "$prog" -d "$cdev" -x "$cgid" -p "$PORT" -F -n "$iters" "$@" "$saddr" \
+			> "$cli" 2>&1 || rc=$?
+	else
+		echo "the server does not listen on port $PORT" >&2
+		rc=1
+	fi
+	[ "$rc" -eq 0 ] || kill "$SERVER_PID" 2>/dev/null || true
+	wait "$SERVER_PID" || src=$?
+	SERVER_PID=
+	out=$(printf -- '--- server on %s: %s\n%s\n--- client on %s: %s\n%s\n' \
+		"$sdev" "$prog -n $iters $*" "$(< "$srv")" "$cdev" "$prog -n $iters $* $saddr" "$(< "$cli")")
+	rm -f "$srv" "$cli"
+	echo "$out"
+	hw_moved "$snap"
+	echo "$prog: $((SECONDS - t0)) s"
+	[ "$rc" -eq 0 ] || fail "client: exit status $rc"
+	[ "$src" -eq 0 ] || fail "server: exit status $src"
+	perftest_check "$prog" "$iters" "$MTU" "$out" "$@"
+	perftest_counters "$snap" "$prog" "$iters" "$MTU" "$csroce" "$ssroce" "$@"
+}
+
+test_setup() {
+	modprobe rdma_rxe 2>/dev/null || skip "rdma_rxe is not available"
+	sroce_load
+	sroce_provider_setup
+	wait_for 5 init_port_bound || echo "rdma_rxe has not bound UDP 4791 yet"
+	ip netns add "$NS"
+	ip link add v0 type veth peer name v1 netns "$NS"
+	ip addr add "$IP_RXE/24" dev v0
+	ip link set v0 up
+	ip -n "$NS" link set lo up
+	ip -n "$NS" addr add "$IP_SROCE/24" dev v1
+	ip -n "$NS" link set v1 up
+	rdma link add rxe0 type rxe netdev v0
+	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
+	rdma link show
+	wait_for 10 has_gid rxe0 "::ffff:$IP_RXE"
+	wait_for 10 has_gid sroce1 "::ffff:$IP_SROCE"
+	wait_for 10 active_mtu_is rxe0 1024
+	wait_for 10 active_mtu_is sroce1 1024
+	ibv_devinfo -v -d rxe0 | grep -E 'GID|active_mtu'
+	ibv_devinfo -v -d sroce1 | grep -E 'GID|active_mtu'
+}
+
+# Each run costs seconds under TCG: a few sizes per program, polling or
+# with events (perftest 4.5 has no -e for RDMA WRITE).
+test_write() {
+	perftest "$1" ib_write_bw 200 -s 2
+	perftest "$1" ib_write_bw 10 -s "$BIG"
+	perftest "$1" ib_write_lat 50 -s 65536
+}
+
+test_read() {
+	perftest "$1" ib_read_bw 50 -s 65536 -e
+	perftest "$1" ib_read_bw 10 -s "$BIG"
+	perftest "$1" ib_read_lat 200 -s 2
+}
+
+test_atomic() {
+	perftest "$1" ib_atomic_bw 200 -A FETCH_AND_ADD
+	perftest "$1" ib_atomic_lat 200 -A CMP_AND_SWAP -e
+}
+
+test_mtu4096() {
+	set_mtu 9000 4096
+	perftest "$1" ib_write_bw 10 -s "$BIG"
+	perftest "$1" ib_read_bw 10 -s "$BIG"
+	set_mtu 1500 1024
+}
+
+# What rdma_rxe sent passed sroce's receive checks.
+test_sroce_counters() {
+	local f s=0 d=/sys/class/infiniband/sroce1/ports/1/hw_counters
+	rdma statistic show link sroce1/1
+	for f in "$d"/rx_err_*; do
+		[ "$(cat "$f")" -eq 0 ] || fail "$(basename "$f") is $(cat "$f")"
+	done
+	for f in "$d"/rx_qp "$d"/rx_drop_* "$d"/rx_err_*; do
+		s=$((s + $(cat "$f")))
+	done
+	[ "$s" -eq "$(hw_counter sroce1 rx_packets)" ] || fail "rx_packets is not the sum of its fates"
+	rdma statistic show link rxe0/1 || true
+}
+
+test_unload() {
+	rdma link delete sroce1
+	rdma link delete rxe0
+	wait_for 10 rdma_dev_gone sroce1
+	wait_for 10 rdma_dev_gone rxe0
+	rmmod sroce
+	modprobe -r rdma_rxe
+	! lsmod | grep -Eq '^(sroce|rdma_rxe) '
+}
+
+ktap_plan 11
+run_test "rdma_rxe in init_net, sroce in a namespace" test_setup
+run_test "RDMA WRITE (ib_write_bw, ib_write_lat), rdma_rxe server, sroce client" test_write rxe
+run_test "RDMA WRITE (ib_write_bw, ib_write_lat), sroce server, rdma_rxe client" test_write sroce
+run_test "RDMA READ (ib_read_bw, ib_read_lat), rdma_rxe server, sroce client" test_read rxe
+run_test "RDMA READ (ib_read_bw, ib_read_lat), sroce server, rdma_rxe client" test_read sroce
+run_test "atomics (ib_atomic_bw, ib_atomic_lat), rdma_rxe server, sroce client" test_atomic rxe
+run_test "atomics (ib_atomic_bw, ib_atomic_lat), sroce server, rdma_rxe client" test_atomic sroce
+run_test "WRITE and READ at path MTU 4096, rdma_rxe server, sroce client" test_mtu4096 rxe
+run_test "WRITE and READ at path MTU 4096, sroce server, rdma_rxe client" test_mtu4096 sroce
+run_test "sroce counted rdma_rxe's packets as valid" test_sroce_counters
+run_test "rmmod sroce and rdma_rxe" test_unload
+ktap_finish

@@ -120,7 +120,7 @@ run_pair() {
 		echo "the server does not listen on port $PORT" >&2
 		rc=1
 	fi
-	[ "$rc" -eq 0 ] || kill "$SERVER_PID" 2>/dev/null
+	[ "$rc" -eq 0 ] || kill "$SERVER_PID" 2>/dev/null || true
 	wait "$SERVER_PID" || src=$?
 	SERVER_PID=
 	PAIR_OUT=$(printf -- '--- server on %s: %s\n%s\n--- client on %s: %s\n%s\n' \

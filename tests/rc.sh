@@ -122,7 +122,7 @@ run_pair() {
 		rc=1
 	fi
 	# The server ends by itself once the client is done.
-	[ "$rc" -eq 0 ] || kill "$SERVER_PID" 2>/dev/null
+	[ "$rc" -eq 0 ] || kill "$SERVER_PID" 2>/dev/null || true
 	wait "$SERVER_PID" || src=$?
 	SERVER_PID=
 	PAIR_OUT=$(printf -- '--- server: %s\n%s\n--- client: %s\n%s\n' \

@@ -479,19 +479,57 @@ struct sroce_mr *sroce_mr_lookup_remote(struct sroce_dev *sdev, u32 rkey,
 }
 
 /*
- * The kernel address of @va in a fast-registration region, and in *@room
- * the bytes from there to the end of its page; NULL beyond the pages.
+ * The kernel address of @va in @mr, and in *@room the bytes from there on
+ * that are contiguous (to the end of its page; without limit for the DMA
+ * MR); NULL beyond the region's pages.  A user page is kmapped: give the
+ * address back to sroce_mr_unmap().
  */
-static u8 *sroce_mr_fr_addr(struct sroce_mr *mr, u64 va, u32 *room)
+static u8 *sroce_mr_map(struct sroce_mr *mr, u64 va, u64 *room)
 {
-	u64 mask = mr->fr_page_size - 1;
-	u64 off = va - mr->iova + (mr->iova & mask);
-	u64 idx = off / mr->fr_page_size;
+	u64 off, mask;
 
-	if (idx >= mr->fr_npages)
+	if (mr->fr) {
+		mask = mr->fr_page_size - 1;
+		off = va - mr->iova + (mr->iova & mask);
+		if (off / mr->fr_page_size >= mr->fr_npages)
+			return NULL;
+		*room = mr->fr_page_size - (off & mask);
+		return (u8 *)(uintptr_t)(mr->fr_pages[off / mr->fr_page_size] +
+					 (off & mask));
+	}
+	if (!mr->umem) {
+		*room = U64_MAX;
+		return (u8 *)(uintptr_t)va;
+	}
+	off = va - mr->iova + ib_umem_offset(mr->umem);
+	if ((off >> PAGE_SHIFT) >= mr->npages)
 		return NULL;
-	*room = mr->fr_page_size - (off & mask);
-	return (u8 *)(uintptr_t)(mr->fr_pages[idx] + (off & mask));
+	*room = PAGE_SIZE - offset_in_page(off);
+	return (u8 *)kmap_local_page(mr->pages[off >> PAGE_SHIFT]) +
+	       offset_in_page(off);
+}
+
+static void sroce_mr_unmap(struct sroce_mr *mr, u8 *kaddr)
+{
+	if (mr->umem)
+		kunmap_local(kaddr);
+}
+
+/*
+ * The checks both copies make: the range (a caller bug: WARN) and a user
+ * region pinned read-only when writing.  0, -ERANGE or -EACCES.
+ */
+static int sroce_mr_check_copy(struct sroce_mr *mr, u64 va, u64 len,
+			       bool write)
+{
+	u64 end;
+
+	if (WARN_ON_ONCE(va < mr->iova || check_add_overflow(va, len, &end) ||
+			 end > mr->iova + mr->length))
+		return -ERANGE;
+	if (write && mr->umem && !mr->umem->writable)
+		return -EACCES;
+	return 0;
 }
 
 /**
@@ -683,62 +721,25 @@ int sroce_key_invalidate(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
 int sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
 		  enum sroce_mr_copy_dir dir)
 {
-	u64 end, off;
-	u8 *p = buf;
+	u8 *p = buf, *kaddr;
+	u64 n;
+	int ret;
 
-	if (WARN_ON_ONCE(va < mr->iova || check_add_overflow(va, len, &end) ||
-			 end > mr->iova + mr->length))
-		return -ERANGE;
-	if (!len)
-		return 0;
-
-	if (mr->fr) {
-		while (len) {
-			u32 n;
-			u8 *kva = sroce_mr_fr_addr(mr, va, &n);
-
-			if (!kva)
-				return -EFAULT;
-			n = min_t(u64, n, len);
-			if (dir == SROCE_MR_TO_BUF)
-				memcpy(p, kva, n);
-			else
-				memcpy(kva, p, n);
-			p += n;
-			va += n;
-			len -= n;
-		}
-		return 0;
-	}
-	if (!mr->umem) {
-		void *kva = (void *)(uintptr_t)va;
-
-		if (dir == SROCE_MR_TO_BUF)
-			memcpy(buf, kva, len);
-		else
-			memcpy(kva, buf, len);
-		return 0;
-	}
-
-	if (dir == SROCE_MR_FROM_BUF && !mr->umem->writable)
-		return -EACCES;
-	off = va - mr->iova + ib_umem_offset(mr->umem);
+	ret = sroce_mr_check_copy(mr, va, len, dir == SROCE_MR_FROM_BUF);
+	if (ret)
+		return ret;
 	while (len) {
-		unsigned long idx = off >> PAGE_SHIFT;
-		u32 poff = offset_in_page(off);
-		u32 n = min_t(u64, len, PAGE_SIZE - poff);
-		void *kaddr;
-
-		if (idx >= mr->npages)
+		kaddr = sroce_mr_map(mr, va, &n);
+		if (!kaddr)
 			return -EFAULT;
-		kaddr = kmap_local_page(mr->pages[idx]);
+		n = min(n, len);
 		if (dir == SROCE_MR_TO_BUF)
-			memcpy(p, kaddr + poff, n);
+			memcpy(p, kaddr, n);
 		else
-			memcpy(kaddr + poff, p, n);
-		kunmap_local(kaddr);
+			memcpy(kaddr, p, n);
+		sroce_mr_unmap(mr, kaddr);
 		p += n;
-		off += n;
+		va += n;
 		len -= n;
 	}
 	return 0;
@@ -757,51 +758,24 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
 int sroce_mr_copy_from_skb(struct sroce_mr *mr, u64 va,
 			   const struct sk_buff *skb, int offset, u32 len)
 {
-	u64 end, off;
+	u8 *kaddr;
+	u64 n;
+	int ret;
 
-	if (WARN_ON_ONCE(va < mr->iova || check_add_overflow(va, len, &end) ||
-			 end > mr->iova + mr->length))
-		return -ERANGE;
-	if (!len)
-		return 0;
-	if (mr->fr) {
-		while (len) {
-			u32 n;
-			u8 *kva = sroce_mr_fr_addr(mr, va, &n);
-
-			if (!kva)
-				return -EFAULT;
-			n = min(n, len);
-			if (skb_copy_bits(skb, offset, kva, n))
-				return -EFAULT;
-			offset += n;
-			va += n;
-			len -= n;
-		}
-		return 0;
-	}
-	if (!mr->umem)
-		return skb_copy_bits(skb, offset, (void *)(uintptr_t)va, len);
-
-	if (!mr->umem->writable)
-		return -EACCES;
-	off = va - mr->iova + ib_umem_offset(mr->umem);
+	ret = sroce_mr_check_copy(mr, va, len, true);
+	if (ret)
+		return ret;
 	while (len) {
-		unsigned long idx = off >> PAGE_SHIFT;
-		u32 poff = offset_in_page(off);
-		u32 n = min_t(u64, len, PAGE_SIZE - poff);
-		void *kaddr;
-		int ret;
-
-		if (idx >= mr->npages)
+		kaddr = sroce_mr_map(mr, va, &n);
+		if (!kaddr)
 			return -EFAULT;
-		kaddr = kmap_local_page(mr->pages[idx]);
-		ret = skb_copy_bits(skb, offset, kaddr + poff, n);
-		kunmap_local(kaddr);
+		n = min_t(u64, n, len);
+		ret = skb_copy_bits(skb, offset, kaddr, n);
+		sroce_mr_unmap(mr, kaddr);
 		if (ret)
 			return -EFAULT;
 		offset += n;
-		off += n;
+		va += n;
 		len -= n;
 	}
 	return 0;

@@ -60,9 +60,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# gid_index DEV IPV4: index of DEV's RoCE v2 GID of the address IPV4
+# sysfs_gid_index DEV IPV4: index of DEV's RoCE v2 GID of the address IPV4
 # (from sysfs: no provider needed); empty if there is none.
-gid_index() {
+sysfs_gid_index() {
 	local d=/sys/class/infiniband/$1/ports/1 f i want o
 	IFS=. read -ra o <<< "$2"
 	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "${o[@]}")
@@ -75,8 +75,8 @@ gid_index() {
 	done
 }
 
-has_gid() {
-	[ -n "$(gid_index "$1" "$2")" ]
+has_sysfs_gid() {
+	[ -n "$(sysfs_gid_index "$1" "$2")" ]
 }
 
 # dev_ip DEV: the IPv4 address of DEV's netdev
@@ -113,8 +113,8 @@ test_setup() {
 	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
 	rdma system show
 	rdma link show
-	wait_for 10 has_gid sroce0 "$IP0"
-	wait_for 10 has_gid sroce1 "$IP1"
+	wait_for 10 has_sysfs_gid sroce0 "$IP0"
+	wait_for 10 has_sysfs_gid sroce1 "$IP1"
 }
 
 # kverbs_load A B: insmod the module on devices A and B; its lines of the
@@ -127,8 +127,8 @@ kverbs_load() {
 	for d in "$a" "$b"; do
 		rdma_dev_exists "$d" || { touch "$out.skip"; skip "no RDMA device $d"; }
 	done
-	ga=$(gid_index "$a" "$(dev_ip "$a")")
-	gb=$(gid_index "$b" "$(dev_ip "$b")")
+	ga=$(sysfs_gid_index "$a" "$(dev_ip "$a")")
+	gb=$(sysfs_gid_index "$b" "$(dev_ip "$b")")
 	if [ -z "$ga" ] || [ -z "$gb" ]; then
 		fail "no IPv4 RoCE v2 GID ($a: '$ga', $b: '$gb')"
 	fi
@@ -225,7 +225,7 @@ test_rxe_setup() {
 	[ ! -e "$KVT_STUCK" ] || fail "an insmod never returned"
 	modprobe rdma_rxe 2>/dev/null || skip "rdma_rxe is not available"
 	rdma link add rxe0 type rxe netdev v0
-	wait_for 10 has_gid rxe0 "$IP0"
+	wait_for 10 has_sysfs_gid rxe0 "$IP0"
 	rdma link show
 }
 
@@ -235,7 +235,7 @@ test_interop_setup() {
 	rdma_dev_exists rxe0 || skip "no rdma_rxe device"
 	sroce_load
 	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
-	wait_for 10 has_gid sroce1 "$IP1"
+	wait_for 10 has_sysfs_gid sroce1 "$IP1"
 	rdma link show
 }
 

@@ -359,3 +359,16 @@ perftest_counters() {
 		[ -z "$s" ] || hw_at_least "$snap" "$s" tx_packets "$pkts"
 	done
 }
+
+# gid_index DEV ADDR: index of DEV's RoCE v2 GID ADDR (as ibv_devinfo
+# prints it, e.g. ::ffff:10.93.5.1); empty if there is none.
+gid_index() {
+	local re=${2//./\\.}
+	ibv_devinfo -v -d "$1" |
+		sed -nE "s/^[[:space:]]*GID\[ *([0-9]+)\]:[[:space:]]+$re, RoCE v2\$/\1/p" |
+		head -n1
+}
+
+has_gid() {
+	[ -n "$(gid_index "$1" "$2")" ]
+}

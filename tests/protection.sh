@@ -84,18 +84,6 @@ RXE_MW_OUTSIDE="^A's WQE: success, expected remote access error; A's fenced WRIT
 RXE_DEVIATES[mw2-outside-write]="${RXE_MW_OUTSIDE}B's target buffer: 18 of 12288 bytes changed, offsets 4000\\.\\.5000 \\([^)]*\\)\$"
 RXE_DEVIATES[mw1-outside-read]="${RXE_MW_OUTSIDE}B's target buffer: 16 of 12288 bytes changed, offsets 4000\\.\\.4015 \\([^)]*\\); A's buffer: 2 of 12288 bytes changed, offsets 4000\\.\\.4001 \\([^)]*\\)\$"
 
-# gid_index DEV ADDR: index of DEV's RoCE v2 GID ADDR; empty if none.
-gid_index() {
-	local re=${2//./\\.}
-	ibv_devinfo -v -d "$1" |
-		sed -nE "s/^[[:space:]]*GID\[ *([0-9]+)\]:[[:space:]]+$re, RoCE v2\$/\1/p" |
-		head -n1
-}
-
-has_gid() {
-	[ -n "$(gid_index "$1" "$2")" ]
-}
-
 test_setup() {
 	sroce_load
 	sroce_provider_setup

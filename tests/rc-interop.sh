@@ -39,20 +39,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# gid_index DEV ADDR: index of DEV's RoCE v2 GID ADDR (as ibv_devinfo
-# prints it, e.g. ::ffff:10.93.6.1); empty if there is none.  rdma_rxe
-# lists a RoCE v1 and a RoCE v2 GID per address.
-gid_index() {
-	local re=${2//./\\.}
-	ibv_devinfo -v -d "$1" |
-		sed -nE "s/^[[:space:]]*GID\[ *([0-9]+)\]:[[:space:]]+$re, RoCE v2\$/\1/p" |
-		head -n1
-}
-
-has_gid() {
-	[ -n "$(gid_index "$1" "$2")" ]
-}
-
 active_mtu_is() {
 	ibv_devinfo -d "$1" | grep -Eq "active_mtu:[[:space:]]+$2 "
 }
@@ -175,8 +161,14 @@ perftest() {
 	run_pair "$server" ipv4 "$prog" -F -s "$size" -n "$iters" "$@"
 	rows=$(grep -Ec "^[[:space:]]*${size}[[:space:]]+${iters}[[:space:]]" <<< "$PAIR_OUT")
 	[ "$rows" -eq 2 ] || fail "$rows result rows for $size bytes x $iters, expected 2"
-	# The client's figures are numbers; a latency server may print inf
-	# or -nan when its own clock saw nothing (slow debug kernels).
+	# The client's figures are numbers, unless its perftest could not
+	# calibrate its cycle counter (it happens under TCG); a latency
+	# server may print inf or -nan when its own clock saw nothing (slow
+	# debug kernels).
+	if [[ ${PAIR_OUT#*--- client} == *"Correlation coefficient"* ]]; then
+		echo "the client's perftest could not calibrate its clock: its figures are not checked"
+		return 0
+	fi
 	grep -Eq "^[[:space:]]*${size}[[:space:]]+${iters}([[:space:]]+[0-9.]+){3}" \
 		<<< "${PAIR_OUT#*--- client}" || fail "no figures in the client's result row"
 }

@@ -53,19 +53,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# gid_index DEV ADDR: index of DEV's RoCE v2 GID ADDR (as ibv_devinfo
-# prints it, e.g. ::ffff:10.93.7.1); empty if there is none.
-gid_index() {
-	local re=${2//./\\.}
-	ibv_devinfo -v -d "$1" |
-		sed -nE "s/^[[:space:]]*GID\[ *([0-9]+)\]:[[:space:]]+$re, RoCE v2\$/\1/p" |
-		head -n1
-}
-
-has_gid() {
-	[ -n "$(gid_index "$1" "$2")" ]
-}
-
 active_mtu_is() {
 	ibv_devinfo -d "$1" | grep -Eq "active_mtu:[[:space:]]+$2 "
 }

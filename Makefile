@@ -17,6 +17,8 @@
 #                   ~8 min); not part of `make check`; T=<pattern> as above
 #   make check-sweep  the perftest -a sweeps (tests/sweep/*.sh: every size
 #                   from 2 B to 8 MiB, sroce to sroce); not part of `make check`
+#   make soak       the lossy-wire torture profiles with 1 GiB each
+#                   (tests/soak/*.sh); not part of `make check`
 #
 # KVER selects the kernel to build against (default: scripts/kver, which
 # picks the running kernel when its headers are installed).
@@ -28,7 +30,7 @@ CMAKE_BUILD := $(BUILD)/userspace
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all module userspace check demo install install-module install-provider clean lint deps fuzz
-.PHONY: check-debug check-sweep debug-kernel debug-module kmod-test
+.PHONY: check-debug check-sweep soak debug-kernel debug-module kmod-test
 
 all: module kmod-test userspace
 
@@ -83,6 +85,12 @@ check-debug: deps
 check-sweep: deps
 	$(MAKE) all
 	SROCE_GUEST_DIR=tests/sweep SROCE_GUEST_TIMEOUT=$${SROCE_GUEST_TIMEOUT:-5400} \
+		scripts/check '$(if $(T),$(T),^guest:)'
+
+# Hours under TCG: a guest time limit of its own.
+soak: deps
+	$(MAKE) all
+	SROCE_GUEST_DIR=tests/soak SROCE_GUEST_TIMEOUT=$${SROCE_GUEST_TIMEOUT:-21600} \
 		scripts/check '$(if $(T),$(T),^guest:)'
 
 demo: deps

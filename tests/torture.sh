@@ -4,9 +4,17 @@
 # RC torture (userspace/tools/sroce-torture): QP pairs between two devices,
 # both directions at once, a seeded random mix of SEND, WRITE,
 # WRITE_WITH_IMM, READ and atomics of random sizes and SGE lists, every
-# byte, guard byte and completion checked.  sroce to sroce on a clean wire
-# and on a wire losing 1% of the packets both ways; then the same run
-# between two rdma_rxe devices, which validates the tool itself.
+# byte, guard byte and completion checked.
+#
+#   torture.sh          sroce to sroce on a clean wire, then the same run
+#                       between two rdma_rxe devices, which validates the
+#                       tool itself
+#   torture.sh lossy    sroce to sroce through every netem profile of a bad
+#                       wire (tests/lossy.sh, in `make check`): loss 1%, 5%
+#                       and 10%, reordering, duplication, corruption, and
+#                       a link down for 2 s in the middle of a transfer;
+#                       each asserts the counters that must move
+#   torture.sh soak     the lossy profiles with 1 GiB each (`make soak`)
 #
 # First sroce, as tests/rc.sh:
 #
@@ -34,11 +42,14 @@
 # (accept_local, no rp_filter) and know each other's MAC statically.
 #
 # SROCE_TORTURE_SEED fixes the seed (default: a new one each run, printed
-# with the command line that replays it).
+# with the command line that replays it); SROCE_TORTURE_BYTES sets the
+# volume of each lossy profile (default 32M, 64M for the link flaps; soak
+# 1G).
 #
 # Runs in a guest (qemu/run-guest) as root.
 . "$(dirname "$0")/lib.sh"
 
+MODE=${1:-clean}
 NS=sroce-torture-$$
 TORTURE=$SROCE_REPO/build/userspace/tools/sroce-torture
 IP0=10.93.10.1
@@ -61,34 +72,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# gid_index DEV ADDR: index of DEV's RoCE v2 GID ADDR (as ibv_devinfo
-# prints it, e.g. ::ffff:10.93.10.1); empty if there is none.
-gid_index() {
-	local re=${2//./\\.}
-	ibv_devinfo -v -d "$1" |
-		sed -nE "s/^[[:space:]]*GID\[ *([0-9]+)\]:[[:space:]]+$re, RoCE v2\$/\1/p" |
-		head -n1
-}
-
-has_gid() {
-	[ -n "$(gid_index "$1" "$2")" ]
-}
-
-cnt() {
-	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
-}
-
 # torture DEV_A DEV_B ARGS...: sroce-torture between DEV_A and DEV_B over
-# their IPv4 GIDs; the hw counters that moved are shown (not checked).
+# their IPv4 GIDs; the hw counters that moved are shown, and kept in
+# TORTURE_SNAP (the snapshot from before) for hw_at_least.
 torture() {
-	local a=$1 b=$2 snap rc=0
+	local a=$1 b=$2 rc=0
 	shift 2
-	snap=$(hw_snapshot "$a" "$b")
+	TORTURE_SNAP=$(hw_snapshot "$a" "$b")
 	timeout $((600 * SROCE_TIMEOUT_SCALE)) "$TORTURE" --dev-a "$a" --dev-b "$b" \
 		--gid-a "$(gid_index "$a" "::ffff:$ADDR_A")" \
 		--gid-b "$(gid_index "$b" "::ffff:$ADDR_B")" \
 		"${SEED_ARGS[@]}" "$@" || rc=$?
-	hw_moved "$snap"
+	hw_moved "$TORTURE_SNAP"
 	[ "$rc" -eq 0 ] || echo "sroce-torture exited with status $rc" >&2
 	return "$rc"
 }
@@ -145,21 +140,129 @@ test_sroce_clean_rd_atomic() {
 	no_rx_errors
 }
 
-# The same on a wire dropping 1% of the packets each way: go-back-N,
-# duplicate READ responses and atomic replays under the checks.  The QP
-# timeout (14: 67 ms) and 7 retries recover from any single loss.
-test_sroce_loss() {
-	local rc=0 before
+# ---- lossy profiles ---------------------------------------------------------
+# Every profile runs the default mix over 4 QP pairs both ways with
+# SROCE_TORTURE_BYTES in all; the wire misbehaves the same way in both
+# directions (netem on v0 and on v1).  The QP timeout (14: 67 ms) and 7
+# retries must recover from everything but the link flap.
+BYTES=${SROCE_TORTURE_BYTES:-32M}
+[ "$MODE" != soak ] || BYTES=${SROCE_TORTURE_BYTES:-1G}
+# The flaps need a transfer that outlasts the 2 s outage (64 MiB take 3 s
+# or more under TCG).
+FLAP_BYTES=${SROCE_TORTURE_BYTES:-64M}
+[ "$MODE" != soak ] || FLAP_BYTES=$BYTES
+
+# netem ARGS...: ARGS as the root qdisc of both ends ("off": none).
+netem() {
+	tc qdisc del dev v0 root 2>/dev/null || true
+	ip netns exec "$NS" tc qdisc del dev v1 root 2>/dev/null || true
+	[ "$1" = off ] && return 0
+	tc qdisc add dev v0 root netem "$@"
+	ip netns exec "$NS" tc qdisc add dev v1 root netem "$@"
+}
+
+# lossy NETEM_ARGS -- COUNTER...: the torture through netem NETEM_ARGS, all
+# verified; then each COUNTER ("DEV NAME", summed over sroce0 and sroce1
+# when DEV is "any") must have moved.
+lossy() {
+	local args=() rc=0 c
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	shift
 	ADDR_A=$IP0 ADDR_B=$IP1
-	modprobe sch_netem
-	tc qdisc add dev v0 root netem loss 1%
-	ip netns exec "$NS" tc qdisc add dev v1 root netem loss 1%
-	before=$(cnt sroce0 retransmits)
-	torture sroce0 sroce1 --qps 4 --bytes 16M --depth 16 --progress 10 || rc=$?
-	tc qdisc del dev v0 root
-	ip netns exec "$NS" tc qdisc del dev v1 root
-	echo "retransmits of sroce0: $before -> $(cnt sroce0 retransmits)"
+	netem "${args[@]}"
+	torture sroce0 sroce1 --qps 4 --bytes "$BYTES" --depth 16 --progress 10 || rc=$?
+	netem off
+	[ "$rc" -eq 0 ] || return "$rc"
+	for c in "$@"; do
+		moved_somewhere "$c"
+	done
+}
+
+# moved_somewhere NAME: hw counter NAME grew on sroce0 or sroce1 since
+# TORTURE_SNAP.
+moved_somewhere() {
+	local d c v now total=0
+	while read -r d c v; do
+		[ "$c" = "$1" ] || continue
+		read -r now < "$HW_SYSFS/$d/ports/1/hw_counters/$c"
+		total=$((total + now - v))
+	done <<< "$TORTURE_SNAP"
+	echo "$1: +$total on sroce0 and sroce1"
+	[ "$total" -gt 0 ] || fail "$1 did not move"
+}
+
+test_loss1() {
+	lossy loss 1% -- retransmits seq_naks_sent seq_naks_rcvd
+}
+
+test_loss5() {
+	lossy loss 5% -- retransmits seq_naks_sent seq_naks_rcvd
+}
+
+test_loss10() {
+	lossy loss 10% -- retransmits seq_naks_sent ack_timeouts
+}
+
+# 75% of the packets 5 ms late, the others not: out of order all the time.
+test_reorder() {
+	lossy delay 5ms reorder 25% -- retransmits seq_naks_sent duplicate_requests
+}
+
+test_duplicate() {
+	lossy duplicate 5% -- duplicate_requests
+}
+
+# sroce sends IPv4 UDP with checksum 0 (as RoCE NICs do): a flipped bit in
+# the transport headers or the payload reaches the ICRC check.
+test_corrupt() {
+	lossy corrupt 1% -- rx_err_icrc retransmits
+}
+
+# flap TIMEOUT EXPECT_FAIL_OK: v1 down for 2 s while the torture runs (in
+# the background) with QP timeout TIMEOUT; sets TORTURE_SNAP here.
+flap() {
+	local pid rc=0 extra=() tx0
+	[ "$2" = 0 ] || extra=(--expect-fail-ok)
+	ADDR_A=$IP0 ADDR_B=$IP1
+	TORTURE_SNAP=$(hw_snapshot sroce0 sroce1)
+	tx0=$(hw_counter sroce0 tx_packets)
+	torture sroce0 sroce1 --qps 4 --bytes "$FLAP_BYTES" --depth 16 --progress 10 \
+		--timeout "$1" --deadline 120 "${extra[@]}" &
+	pid=$!
+	# In the middle of the transfer: once some of it is on the wire.
+	wait_for 60 tx_above sroce0 $((tx0 + 2000))
+	ip -n "$NS" link set v1 down
+	kill -0 "$pid" 2>/dev/null || fail "the torture ended before the flap"
+	sleep 2
+	ip -n "$NS" link set v1 up
+	echo "v1 was down for 2 s"
+	wait "$pid" || rc=$?
+	# The outage hit traffic under way: requests went unanswered.
+	moved_somewhere ack_timeouts
 	return "$rc"
+}
+
+# tx_above DEV N: DEV's tx_packets is above N.
+tx_above() {
+	[ "$(hw_counter "$1" tx_packets)" -gt "$2" ]
+}
+
+# QP timeout 18 (1.07 s) with 7 retries outlasts 2 s: every QP recovers.
+test_flap_recovers() {
+	flap 18 0
+}
+
+# QP timeout 14 (67 ms) does not: a QP that had work outstanding ends in
+# RETRY_EXC_ERR and flushes the rest (sroce-torture exit status 3), one
+# that had none recovers; nothing hangs.
+test_flap_fails_cleanly() {
+	local rc=0
+	flap 14 1 || rc=$?
+	case $rc in
+	0) echo "every QP came through" ;;
+	3) echo "failed cleanly: RETRY_EXC_ERR and flushes only" ;;
+	*) fail "sroce-torture exited with status $rc" ;;
+	esac
 }
 
 # Nothing of the tool is left, then the module goes cleanly.
@@ -214,14 +317,35 @@ test_rxe_unload() {
 	! lsmod | grep -q '^rdma_rxe '
 }
 
-ktap_plan 9
-run_test "module, veth and two sroce devices set up" test_setup
-run_test "sroce: 4 QP pairs, 64 MiB of mixed RC ops both ways, clean wire, all verified" test_sroce_clean
-run_test "sroce: 64 MiB of SEND, WRITE and WRITE_WITH_IMM only, clean wire" test_sroce_clean_payload
-run_test "sroce: 64 MiB of READ and atomics only, clean wire" test_sroce_clean_rd_atomic
-run_test "sroce: 16 MiB of the mix, 1% loss both ways, all verified" test_sroce_loss
-run_test "rmmod sroce after the torture is clean" test_rmmod
-run_test "two rdma_rxe devices on a veth in init_net" test_rxe_setup
-run_test "rdma_rxe: the same 64 MiB mixed run (the tool checked against rxe)" test_rxe_clean
-run_test "rmmod rdma_rxe" test_rxe_unload
+case $MODE in
+clean)
+	ktap_plan 8
+	run_test "module, veth and two sroce devices set up" test_setup
+	run_test "sroce: 4 QP pairs, 64 MiB of mixed RC ops both ways, clean wire, all verified" test_sroce_clean
+	run_test "sroce: 64 MiB of SEND, WRITE and WRITE_WITH_IMM only, clean wire" test_sroce_clean_payload
+	run_test "sroce: 64 MiB of READ and atomics only, clean wire" test_sroce_clean_rd_atomic
+	run_test "rmmod sroce after the torture is clean" test_rmmod
+	run_test "two rdma_rxe devices on a veth in init_net" test_rxe_setup
+	run_test "rdma_rxe: the same 64 MiB mixed run (the tool checked against rxe)" test_rxe_clean
+	run_test "rmmod rdma_rxe" test_rxe_unload
+	;;
+lossy | soak)
+	modprobe sch_netem
+	ktap_plan 10
+	run_test "module, veth and two sroce devices set up" test_setup
+	run_test "loss 1% both ways: $BYTES verified, retransmissions and sequence NAKs" test_loss1
+	run_test "loss 5% both ways: $BYTES verified, retransmissions and sequence NAKs" test_loss5
+	run_test "loss 10% both ways: $BYTES verified, retransmissions, NAKs and timeouts" test_loss10
+	run_test "reorder 25% with 5 ms delay: $BYTES verified, NAKs and duplicates" test_reorder
+	run_test "duplicate 5%: $BYTES verified, duplicates detected" test_duplicate
+	run_test "corrupt 1%: $BYTES verified, ICRC errors counted" test_corrupt
+	run_test "link down 2 s mid-transfer, QP timeout 18: every QP recovers, $FLAP_BYTES verified" test_flap_recovers
+	run_test "link down 2 s mid-transfer, QP timeout 14: clean RETRY_EXC_ERR or recovery, no hang" test_flap_fails_cleanly
+	run_test "rmmod sroce after the lossy runs is clean" test_rmmod
+	;;
+*)
+	echo "usage: $0 [clean|lossy|soak]" >&2
+	exit 2
+	;;
+esac
 ktap_finish

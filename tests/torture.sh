@@ -252,17 +252,14 @@ test_flap_recovers() {
 	flap 18 0
 }
 
-# QP timeout 14 (67 ms) does not: a QP that had work outstanding ends in
-# RETRY_EXC_ERR and flushes the rest (sroce-torture exit status 3), one
-# that had none recovers; nothing hangs.
+# QP timeout 14 (67 ms) does not: 7 retries take about 0.5 s, so the QPs
+# with work outstanding (4 busy pairs: all of them) end in
+# IBV_WC_RETRY_EXC_ERR with the rest flushed, which sroce-torture checks
+# and reports with exit status 3; nothing hangs (its deadline).
 test_flap_fails_cleanly() {
 	local rc=0
 	flap 14 1 || rc=$?
-	case $rc in
-	0) echo "every QP came through" ;;
-	3) echo "failed cleanly: RETRY_EXC_ERR and flushes only" ;;
-	*) fail "sroce-torture exited with status $rc" ;;
-	esac
+	[ "$rc" -eq 3 ] || fail "sroce-torture exited with status $rc, expected 3 (clean RETRY_EXC_ERR)"
 }
 
 # Nothing of the tool is left, then the module goes cleanly.
@@ -340,7 +337,7 @@ lossy | soak)
 	run_test "duplicate 5%: $BYTES verified, duplicates detected" test_duplicate
 	run_test "corrupt 1%: $BYTES verified, ICRC errors counted" test_corrupt
 	run_test "link down 2 s mid-transfer, QP timeout 18: every QP recovers, $FLAP_BYTES verified" test_flap_recovers
-	run_test "link down 2 s mid-transfer, QP timeout 14: clean RETRY_EXC_ERR or recovery, no hang" test_flap_fails_cleanly
+	run_test "link down 2 s mid-transfer, QP timeout 14: RETRY_EXC_ERR, the rest flushed, no hang" test_flap_fails_cleanly
 	run_test "rmmod sroce after the lossy runs is clean" test_rmmod
 	;;
 *)

@@ -276,8 +276,8 @@ static struct dst_entry *sroce_net_route(struct sroce_dev *sdev,
  *
  * Routes through the device's netdev in its namespace, builds IP (DF set,
  * ID 0) and UDP (checksum 0) headers with the protocol core and the ICRC
- * over the skb.  Not called yet: it waits for the requester, and no test
- * exercises it.
+ * over the skb.  A packet that cannot be sent is lost as on a wire: the
+ * requester's timers recover it.
  *
  * Return: 0, or a negative errno (no route, unreachable, no headroom).
  */

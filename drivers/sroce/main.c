@@ -121,15 +121,22 @@ static struct notifier_block sroce_netdev_notifier = {
 	.notifier_call = sroce_netdev_event,
 };
 
+/* Frees memory regions after their last reference (mr.c). */
+struct workqueue_struct *sroce_wq;
+
 static int __init sroce_mod_init(void)
 {
 	int ret;
+
+	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND, 0);
+	if (!sroce_wq)
+		return -ENOMEM;
 
 	/* Per-namespace state (the UDP sockets) before any device. */
 	ret = sroce_net_init();
 	if (ret) {
 		pr_err("cannot register the per-namespace state: %d\n", ret);
-		return ret;
+		goto err_destroy_wq;
 	}
 
 	/*
@@ -149,6 +156,8 @@ static int __init sroce_mod_init(void)
 
 err_net_exit:
 	sroce_net_exit();
+err_destroy_wq:
+	destroy_workqueue(sroce_wq);
 	return ret;
 }
 
@@ -170,6 +179,8 @@ static void __exit sroce_mod_exit(void)
 	 * receive callbacks (net.c): the per-namespace state can go.
 	 */
 	sroce_net_exit();
+	/* Every device waited for its regions' frees; the last ones return. */
+	destroy_workqueue(sroce_wq);
 
 	pr_info("unloaded\n");
 }

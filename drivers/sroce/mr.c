@@ -75,12 +75,15 @@ void sroce_mr_dev_init(struct sroce_dev *sdev)
 
 /**
  * sroce_mr_dev_cleanup() - end of a device's key table
- * @sdev: a device whose MRs the core has all deregistered
+ * @sdev: a device whose MRs the core has all deregistered, and whose QPs
+ *	are all destroyed
+ *
+ * Waits until the last deregistered region is freed (sroce_wq).
  */
 void sroce_mr_dev_cleanup(struct sroce_dev *sdev)
 {
 	WARN_ON(!xa_empty(&sdev->mr_xa));
-	WARN_ON(atomic_read(&sdev->mr_count));
+	wait_var_event(&sdev->mr_count, !atomic_read(&sdev->mr_count));
 	xa_destroy(&sdev->mr_xa);
 }
 
@@ -98,9 +101,26 @@ static int sroce_mr_check_access(int access)
 	return 0;
 }
 
+/* The last reference is gone: free the region in process context. */
+static void sroce_mr_free_work(struct work_struct *work)
+{
+	struct sroce_mr *mr = container_of(work, struct sroce_mr, free_work);
+	struct sroce_dev *sdev = to_sdev(mr->ibmr.device);
+
+	kfree(mr->fr_map);
+	kfree(mr->fr_pages);
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+	kfree_rcu(mr, rcu);
+	/* Last: the device may be waiting for it (sroce_mr_dev_cleanup()). */
+	if (atomic_dec_and_test(&sdev->mr_count))
+		wake_up_var(&sdev->mr_count);
+}
+
+/* Any context (a QP drops its references in softirq). */
 static void sroce_mr_release(struct kref *ref)
 {
-	complete(&container_of(ref, struct sroce_mr, ref)->released);
+	queue_work(sroce_wq, &container_of(ref, struct sroce_mr, ref)->free_work);
 }
 
 /**
@@ -145,7 +165,7 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 		return -ENOMEM;
 
 	kref_init(&mr->ref);
-	init_completion(&mr->released);
+	INIT_WORK(&mr->free_work, sroce_mr_free_work);
 	/* Reserve the index first: the key must be set before publishing. */
 	ret = sroce_key_alloc(sdev, &index);
 	if (ret)
@@ -300,7 +320,11 @@ err_free_mr:
  * @ibmr: a region no QP operation needs any more
  * @udata: unused
  *
- * Sleeps until every data-path reference is gone.
+ * The key stops working at once.  The memory stays pinned until the last
+ * data-path reference is gone (a QP holds one per fetched WQE naming the
+ * region until the WQE retires or the QP is destroyed): never waiting
+ * for that here, so a QP stuck on a peer that vanished cannot hang the
+ * caller.
  *
  * Return: 0, or -EBUSY while memory windows are bound to the region (it
  * stays registered).
@@ -323,14 +347,6 @@ int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 
 	xa_erase(&sdev->mr_xa, mr->key >> 8);
 	sroce_mr_put(mr);
-	wait_for_completion(&mr->released);
-
-	kfree(mr->fr_map);
-	kfree(mr->fr_pages);
-	kvfree(mr->pages);
-	ib_umem_release(mr->umem);
-	atomic_dec(&sdev->mr_count);
-	kfree_rcu(mr, rcu);
 	return 0;
 }
 

@@ -5,7 +5,7 @@
 #ifndef SROCE_MR_H
 #define SROCE_MR_H
 
-#include <linux/completion.h>
+#include <linux/workqueue.h>
 #include <linux/kref.h>
 #include <linux/rcupdate.h>
 #include <rdma/ib_umem.h>
@@ -20,8 +20,8 @@ struct sk_buff;
  * @ibmr: the core MR; must stay first
  * @ref: references of data-path users (sroce_mr_lookup_*() takes one,
  *	sroce_mr_put() drops it) plus one of the registration
- * @released: completed when @ref drops to zero; deregistration waits for
- *	it before it releases the pages
+ * @free_work: frees the region (sroce_wq) once @ref drops to zero, which
+ *	may be after its deregistration
  * @rcu: frees the object after a grace period: lookups read it under RCU
  *	before they hold a reference
  * @pd: the owning PD
@@ -55,7 +55,7 @@ struct sk_buff;
 struct sroce_mr {
 	struct ib_mr ibmr;
 	struct kref ref;
-	struct completion released;
+	struct work_struct free_work;
 	struct rcu_head rcu;
 	struct ib_pd *pd;
 	struct ib_umem *umem;

@@ -385,26 +385,6 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	}
 }
 
-/* Place an atomic's original value in the WQE's 8-byte local buffer. */
-static int sroce_comp_atomic_result(struct sroce_swqe *w, u64 orig)
-{
-	u32 i, off = 0;
-	int ret;
-
-	for (i = 0; i < w->num_sge; i++) {
-		const struct sroce_sge_ref *s = &w->sge[i];
-
-		if (!s->length)
-			continue;
-		ret = sroce_mr_copy(s->mr, s->addr, (u8 *)&orig + off,
-				    s->length, SROCE_MR_FROM_BUF);
-		if (ret)
-			return ret;
-		off += s->length;
-	}
-	return 0;
-}
-
 /*
  * A READ response or atomic reply; lock held.  Accepted only as the next
  * response the oldest WQE expects (responses come in order); one beyond
@@ -469,7 +449,8 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	if (flags & SROCE_OPF_ATOMIC) {
 		if (w->opcode == IB_UVERBS_WR_RDMA_READ)
 			goto bad;
-		ret = sroce_comp_atomic_result(w, h->atmack);
+		ret = sroce_sge_scatter_buf(w->sge, w->num_sge, 0, &h->atmack,
+					    sizeof(h->atmack));
 	} else {
 		if (w->opcode != IB_UVERBS_WR_RDMA_READ)
 			goto bad;

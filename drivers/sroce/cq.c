@@ -233,6 +233,11 @@ static void sroce_cq_cqe_to_wc(struct sroce_cq *cq,
 	}
 	if (cqe->wc_flags & SROCE_WC_F_GRH)
 		wc->wc_flags |= IB_WC_GRH;
+	/* What the GRH holds: the MAD layer builds its reply AH from it. */
+	if (cqe->network_hdr_type) {
+		wc->network_hdr_type = cqe->network_hdr_type;
+		wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+	}
 	wc->src_qp = cqe->src_qp;
 	wc->pkey_index = cqe->pkey_index;
 	wc->slid = cqe->slid;

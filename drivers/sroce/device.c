@@ -63,6 +63,7 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	atomic_set(&sdev->qp_count, 0);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
 	sdev->qp_next = SROCE_QPN_MIN;
+	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	sroce_mr_dev_init(sdev);
 	ret = sroce_counters_alloc(sdev);
 	if (ret)
@@ -136,6 +137,8 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 	WARN_ON(atomic_read(&sdev->qp_count));
 	WARN_ON(!xa_empty(&sdev->qp_xa));
 	xa_destroy(&sdev->qp_xa);
+	WARN_ON(!xa_empty(&sdev->ah_xa));
+	xa_destroy(&sdev->ah_xa);
 	sroce_mr_dev_cleanup(sdev);
 
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
@@ -152,9 +155,9 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
  * @attr: filled in
  * @udata: driver-specific input and output; sroce has none
  *
- * Only what works is advertised.  Objects that do not exist yet (QP, SRQ,
- * MW, AH, multicast) have limits of 0, and no capability flag describes a
- * feature of theirs.
+ * Only what works is advertised.  Objects that do not exist yet (SRQ,
+ * multicast) have limits of 0, and no capability flag describes a feature
+ * of theirs.
  *
  * Return: 0, or -EINVAL when user space passes driver data.
  */
@@ -194,7 +197,7 @@ int sroce_dev_query(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = SROCE_MAX_QP * SROCE_MAX_RD_ATOMIC;
-	attr->max_ah = 0;
+	attr->max_ah = SROCE_MAX_AH;
 	/* Atomic among the device's own atomics (mr.c: sroce_mr_atomic()). */
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->local_ca_ack_delay = 15;

@@ -268,11 +268,9 @@ static struct dst_entry *sroce_net_route(struct sroce_dev *sdev,
  * @skb: the transport part from the BTH to the ICRC inclusive (the ICRC
  *	bytes are overwritten), SROCE_NET_HEADROOM bytes of headroom;
  *	consumed
- * @sgid: source GID (IPv4-mapped for IPv4)
- * @dgid: destination GID, of the same family
+ * @av: the source and destination GIDs (IPv4-mapped for IPv4), the IPv4
+ *	TOS or IPv6 traffic class, the TTL or hop limit (0: 64)
  * @qpn: the sending QP, hashed into the UDP source port (0xc000..0xffff)
- * @tos: IPv4 TOS or IPv6 traffic class
- * @ttl: IPv4 TTL or IPv6 hop limit
  *
  * Routes through the device's netdev in its namespace, builds IP (DF set,
  * ID 0) and UDP (checksum 0) headers with the protocol core and the ICRC
@@ -282,14 +280,14 @@ static struct dst_entry *sroce_net_route(struct sroce_dev *sdev,
  * Return: 0, or a negative errno (no route, unreachable, no headroom).
  */
 int sroce_net_xmit(struct sroce_dev *sdev, struct sk_buff *skb,
-		   const union ib_gid *sgid, const union ib_gid *dgid,
-		   u32 qpn, u8 tos, u8 ttl)
+		   const struct sroce_av *av, u32 qpn)
 {
 	struct sroce_net_ns *sn = sroce_net_ns(sdev->net);
 	struct sroce_net hdr = {
-		.ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)dgid->raw),
-		.tos = tos,
-		.ttl = ttl,
+		.ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)
+					    av->dgid.raw),
+		.tos = av->tclass,
+		.ttl = av->hop_limit ? av->hop_limit : 64,
 		.sport = SROCE_UDP_SPORT_MIN + hash_32(qpn, 14),
 		.dport = SROCE_UDP_PORT,
 	};
@@ -303,8 +301,8 @@ int sroce_net_xmit(struct sroce_dev *sdev, struct sk_buff *skb,
 		ret = -EINVAL;
 		goto free_skb;
 	}
-	memcpy(hdr.saddr, sgid->raw, 16);
-	memcpy(hdr.daddr, dgid->raw, 16);
+	memcpy(hdr.saddr, av->sgid.raw, 16);
+	memcpy(hdr.daddr, av->dgid.raw, 16);
 	dst = sroce_net_route(sdev, sn, &hdr);
 	if (IS_ERR(dst)) {
 		ret = PTR_ERR(dst);

@@ -13,7 +13,7 @@ struct net;
 struct sk_buff;
 struct sroce_dev;
 struct sroce_icrc;
-union ib_gid;
+struct sroce_av;
 
 /* net.c */
 int sroce_net_init(void);
@@ -21,8 +21,7 @@ void sroce_net_exit(void);
 int sroce_net_get(struct net *net, const char *ibdev_name);
 void sroce_net_put(struct net *net);
 int sroce_net_xmit(struct sroce_dev *sdev, struct sk_buff *skb,
-		   const union ib_gid *sgid, const union ib_gid *dgid,
-		   u32 qpn, u8 tos, u8 ttl);
+		   const struct sroce_av *av, u32 qpn);
 
 /* Room sroce_net_xmit() needs in front of the BTH */
 #define SROCE_NET_HEADROOM	(LL_MAX_HEADER + 40 + 8)

@@ -10,6 +10,7 @@
  */
 #include <linux/rtnetlink.h>
 #include <rdma/ib_addr.h>
+#include <rdma/ib_mad.h>
 
 #include "sroce.h"
 
@@ -113,10 +114,8 @@ int sroce_port_query(struct ib_device *ibdev, u32 port,
 	/* Only VL0 exists; everything else (LIDs, SM, counters) is IB's. */
 	attr->max_vl_num = 1;
 	attr->max_msg_sz = SROCE_MAX_MSG_SIZE;
-	/*
-	 * port_cap_flags stays 0: no capability is implemented, in particular
-	 * not IB_PORT_CM_SUP (no GSI QP).
-	 */
+	/* Connection management on the GSI QP (QP1): RDMA CM works. */
+	attr->port_cap_flags = IB_PORT_CM_SUP;
 
 	ret = ib_get_eth_speed(ibdev, port, &attr->active_speed,
 			       &attr->active_width);
@@ -152,22 +151,19 @@ int sroce_port_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
  * @port: SROCE_PORT
  * @immutable: filled in
  *
- * RoCEv2 with Ethernet address handles, and deliberately neither IB MAD nor
- * IB CM nor AF_IB (RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP would add all three):
- * MADs and CM messages travel on the GSI QP (QP1), which does not exist
- * yet.  Advertising them would make ib_mad, ib_cm and the RDMA CM try to
- * create QPs on the device.  Without MAD support, max_mad_size must be 0.
+ * RoCEv2 with Ethernet address handles, IB MADs, IB CM and AF_IB: ib_mad
+ * creates the GSI QP (QP1, UD on the wire) on the port, and ib_cm and the
+ * RDMA CM send their messages through it, MADs of 256 bytes.
  *
  * Return: 0.
  */
 int sroce_port_get_immutable(struct ib_device *ibdev, u32 port,
 			     struct ib_port_immutable *immutable)
 {
-	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
-				    RDMA_CORE_CAP_ETH_AH;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	immutable->gid_tbl_len = SROCE_GID_TBL_LEN;
 	immutable->pkey_tbl_len = SROCE_PKEY_TBL_LEN;
-	immutable->max_mad_size = 0;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
 

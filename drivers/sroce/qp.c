@@ -43,11 +43,21 @@ static u32 sroce_qp_rq_entry_size(const struct ib_qp_cap *cap)
 }
 
 static int sroce_qp_check_init(struct ib_device *ibdev,
-			       const struct ib_qp_init_attr *init)
+			       const struct ib_qp_init_attr *init,
+			       const struct ib_udata *udata)
 {
 	const struct ib_qp_cap *cap = &init->cap;
 
-	if (init->qp_type != IB_QPT_RC) {
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:
+		/* The MAD layer's QP1, for kernel users only. */
+		if (init->port_num != SROCE_PORT || udata)
+			return -EINVAL;
+		break;
+	default:
 		ibdev_dbg(ibdev, "create_qp: QP type %d not supported\n",
 			  init->qp_type);
 		return -EOPNOTSUPP;
@@ -156,13 +166,14 @@ static void sroce_qp_free_queues(struct sroce_qp *qp)
 /**
  * sroce_qp_create() - ops.create_qp
  * @ibqp: allocated and zeroed by the core, pd, CQs and handlers set
- * @init: an RC QP without SRQ or creation flags; @init->cap is updated to
- *	what was granted
+ * @init: an RC or UD QP, or the GSI QP (QP1, kernel only), without SRQ
+ *	or creation flags; @init->cap is updated to what was granted
  * @udata: a user's struct sroce_create_qp_cmd / _resp, or NULL
  *
  * Return: 0, -EOPNOTSUPP for another QP type, an SRQ or creation flags,
  * -EINVAL for capabilities beyond the limits or a bad command, -ENOMEM
- * (also beyond SROCE_MAX_QP QPs or QP numbers), -EFAULT.
+ * (also beyond SROCE_MAX_QP QPs or QP numbers), -EBUSY for a second GSI
+ * QP, -EFAULT.
  */
 int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata)
@@ -173,7 +184,7 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int ret;
 
-	ret = sroce_qp_check_init(ibqp->device, init);
+	ret = sroce_qp_check_init(ibqp->device, init, udata);
 	if (ret)
 		return ret;
 	if (udata) {
@@ -206,9 +217,14 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/* The requester is idle: the first post rings the doorbell. */
 	WRITE_ONCE(*qp->sq.notify, SROCE_SQ_NOTIFY_DOORBELL);
 
-	ret = xa_alloc_cyclic(&sdev->qp_xa, &qpn, NULL,
-			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
-			      &sdev->qp_next, GFP_KERNEL);
+	if (init->qp_type == IB_QPT_GSI) {
+		qpn = 1;
+		ret = xa_insert(&sdev->qp_xa, qpn, NULL, GFP_KERNEL);
+	} else {
+		ret = xa_alloc_cyclic(&sdev->qp_xa, &qpn, NULL,
+				      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
+				      &sdev->qp_next, GFP_KERNEL);
+	}
 	if (ret < 0)
 		goto err_free_queues;
 	ibqp->qp_num = qpn;
@@ -314,6 +330,43 @@ void sroce_sge_put(struct sroce_sge_ref *sge, u32 n)
 			sroce_mr_put(sge[i].mr);
 		sge[i].mr = NULL;
 	}
+}
+
+/**
+ * sroce_sge_scatter_buf() - write bytes into validated SGEs
+ * @sge: the scatter list (regions checked for local write)
+ * @num_sge: its entries
+ * @off: offset in the message the list describes
+ * @buf: the bytes
+ * @len: how many; [@off, @off + @len) inside the list's total length
+ *
+ * Return: 0, or sroce_mr_copy()'s error; -EFAULT if the list is shorter
+ * than @off + @len.
+ */
+int sroce_sge_scatter_buf(const struct sroce_sge_ref *sge, u32 num_sge,
+			  u32 off, const void *buf, u32 len)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < num_sge && len; i++) {
+		const struct sroce_sge_ref *s = &sge[i];
+		u32 n;
+
+		if (off >= s->length) {
+			off -= s->length;
+			continue;
+		}
+		n = min(len, s->length - off);
+		ret = sroce_mr_copy(s->mr, s->addr + off, (void *)buf, n,
+				    SROCE_MR_FROM_BUF);
+		if (ret)
+			return ret;
+		buf += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EFAULT : 0;
 }
 
 /**
@@ -452,35 +505,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	 IB_QP_AV | IB_QP_PATH_MTU | IB_QP_TIMEOUT | IB_QP_RETRY_CNT |	\
 	 IB_QP_RNR_RETRY | IB_QP_RQ_PSN | IB_QP_MAX_QP_RD_ATOMIC |	\
 	 IB_QP_MIN_RNR_TIMER | IB_QP_SQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | \
-	 IB_QP_PATH_MIG_STATE | IB_QP_DEST_QPN)
-
-/* The path of IB_QP_AV: a RoCEv2 GID of this port and a GRH. */
-static int sroce_qp_check_av(struct sroce_qp *qp,
-			     const struct rdma_ah_attr *ah)
-{
-	struct ib_device *ibdev = qp->ibqp.device;
-	const struct ib_gid_attr *sgid_attr;
-
-	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH) ||
-	    ah->type != RDMA_AH_ATTR_TYPE_ROCE) {
-		ibdev_dbg(ibdev, "modify_qp: an AV without GRH\n");
-		return -EINVAL;
-	}
-	if (rdma_ah_get_port_num(ah) != SROCE_PORT)
-		return -EINVAL;
-	sgid_attr = ah->grh.sgid_attr;
-	if (!sgid_attr || sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
-		ibdev_dbg(ibdev, "modify_qp: source GID %u is not RoCEv2\n",
-			  ah->grh.sgid_index);
-		return -EINVAL;
-	}
-	if (ipv6_addr_v4mapped((const struct in6_addr *)sgid_attr->gid.raw) !=
-	    ipv6_addr_v4mapped((const struct in6_addr *)ah->grh.dgid.raw)) {
-		ibdev_dbg(ibdev, "modify_qp: GIDs of different IP families\n");
-		return -EINVAL;
-	}
-	return 0;
-}
+	 IB_QP_PATH_MIG_STATE | IB_QP_DEST_QPN | IB_QP_QKEY)
 
 /* Every check of modify_qp, before anything changes. */
 static int sroce_qp_check_modify(struct sroce_qp *qp,
@@ -512,7 +537,10 @@ static int sroce_qp_check_modify(struct sroce_qp *qp,
 				       IB_ACCESS_LOCAL_WRITE)))
 		return -EINVAL;
 	if (mask & IB_QP_AV) {
-		ret = sroce_qp_check_av(qp, &attr->ah_attr);
+		struct sroce_av av;
+
+		/* The path: a RoCEv2 GID of this port and a GRH (ah.c). */
+		ret = sroce_av_from_attr(ibdev, &attr->ah_attr, &av);
 		if (ret)
 			return ret;
 	}
@@ -564,13 +592,11 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
 		a->en_sqd_async_notify = attr->en_sqd_async_notify;
 	if (mask & IB_QP_AV) {
-		const struct ib_gid_attr *sgid_attr = attr->ah_attr.grh.sgid_attr;
-
+		/* Checked: sroce_qp_check_modify() */
+		sroce_av_from_attr(qp->ibqp.device, &attr->ah_attr, &qp->av);
 		/* The core's reference on sgid_attr is not ours to keep. */
 		a->ah_attr = attr->ah_attr;
 		a->ah_attr.grh.sgid_attr = NULL;
-		memcpy(&qp->sgid, &sgid_attr->gid, sizeof(qp->sgid));
-		memcpy(&qp->dgid, &attr->ah_attr.grh.dgid, sizeof(qp->dgid));
 	}
 	if (mask & IB_QP_PATH_MTU) {
 		a->path_mtu = attr->path_mtu;
@@ -606,6 +632,8 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		a->dest_qp_num = attr->dest_qp_num;
 	if (mask & IB_QP_PATH_MIG_STATE)
 		a->path_mig_state = attr->path_mig_state;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
 }
 
 /**
@@ -843,6 +871,11 @@ static int sroce_qp_write_swqe(struct sroce_qp *qp,
 	default:
 		break;
 	}
+	if (sroce_qp_is_ud(qp)) {
+		w->ah = to_sah(ud_wr(wr)->ah)->num;
+		w->remote_qpn = ud_wr(wr)->remote_qpn;
+		w->remote_qkey = ud_wr(wr)->remote_qkey;
+	}
 	for (i = 0; i < wr->num_sge; i++) {
 		sge[i].addr = wr->sg_list[i].addr;
 		sge[i].length = wr->sg_list[i].length;
@@ -997,15 +1030,19 @@ struct sk_buff *sroce_qp_alloc_skb(struct sroce_qp *qp, u32 hdr_len,
 /**
  * sroce_qp_xmit() - send a packet of a QP along its path
  * @qp: the QP, lock not held
- * @skb: from sroce_qp_alloc_skb(), headers and payload written; consumed
+ * @skb: from sroce_qp_alloc_skb(), headers and payload written; consumed.
+ *	A UD packet carries its address (sroce_skb_av()).
  *
  * Return: 0 or sroce_net_xmit()'s error.
  */
 int sroce_qp_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	const struct rdma_ah_attr *ah = &qp->attr.ah_attr;
+	struct sroce_av av;
 
-	return sroce_net_xmit(qp->sdev, skb, &qp->sgid, &qp->dgid,
-			      qp->ibqp.qp_num, ah->grh.traffic_class,
-			      ah->grh.hop_limit ? ah->grh.hop_limit : 64);
+	if (sroce_qp_is_ud(qp)) {
+		/* The control buffer is the IP layer's once sent. */
+		av = *sroce_skb_av(skb);
+		return sroce_net_xmit(qp->sdev, skb, &av, qp->ibqp.qp_num);
+	}
+	return sroce_net_xmit(qp->sdev, skb, &qp->av, qp->ibqp.qp_num);
 }

@@ -8,19 +8,20 @@
 
 #include <linux/completion.h>
 #include <linux/refcount.h>
+#include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/sroce-abi.h>
 
+#include "ah.h"
 #include "queue.h"
 
 struct sroce_dev;
 struct sroce_cq;
 struct sroce_mr;
 struct sroce_pkt;
-struct sk_buff;
 
 /* Capabilities of a QP (query_device reports them). */
 #define SROCE_MAX_QP		0x10000
@@ -37,6 +38,9 @@ struct sk_buff;
  * ring completes with IB_WC_LOC_QP_OP_ERR.
  */
 #define SROCE_WR_REG_MR		0x20
+
+/* The GRH a UD receive buffer starts with (IBTA 11.4.1.2) */
+#define SROCE_GRH_LEN		40
 
 /* QP numbers 0 and 1 are the special QPs; ordinary ones start here. */
 #define SROCE_QPN_MIN		16
@@ -104,6 +108,9 @@ enum sroce_swqe_state {
  * @swap: CMP_SWP: the swap operand
  * @first_psn: PSN of the first packet, set when it is first sent
  * @last_psn: PSN of the last packet (of the last response for a READ)
+ * @dqpn: UD: the destination QP
+ * @qkey: UD: the Q_Key the DETH carries
+ * @av: UD: the address, copied from the WQE's AH when it was fetched
  * @sge: the gather list, with region references; room for the QP's
  *	max_send_sge entries or, for an inline WQE, its max_inline_data
  *	bytes of payload (struct sroce_qp.swqe_size covers both)
@@ -124,6 +131,9 @@ struct sroce_swqe {
 	u64 swap;
 	u32 first_psn;
 	u32 last_psn;
+	u32 dqpn;
+	u32 qkey;
+	struct sroce_av av;
 	struct sroce_sge_ref sge[];
 };
 
@@ -270,8 +280,7 @@ enum sroce_qp_flag {
  *	kernel posts made with interrupts off)
  * @attr: the attributes modify_qp set (state, PSNs, path, limits...), as
  *	query_qp reports them
- * @sgid: the source GID of the path (set with IB_QP_AV)
- * @dgid: the destination GID
+ * @av: the path (set with IB_QP_AV): GIDs, traffic class, hop limit
  * @pmtu: path MTU in bytes
  * @cap: the capabilities granted at creation; constant
  */
@@ -336,8 +345,7 @@ struct sroce_qp {
 	struct work_struct resp_work;
 
 	struct ib_qp_attr attr;
-	union ib_gid sgid;
-	union ib_gid dgid;
+	struct sroce_av av;
 	u32 pmtu;
 	struct ib_qp_cap cap;
 };
@@ -352,6 +360,22 @@ static inline struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
 {
 	return qp->swqe + (size_t)(index & (qp->sq.num_entries - 1)) *
 			  qp->swqe_size;
+}
+
+/* A datagram QP: UD, or the GSI QP (QP1), which is UD on the wire. */
+static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+/*
+ * The address of a UD packet, copied from its WQE's AH: in the skb's
+ * control buffer from the build to the transmission.
+ */
+static inline struct sroce_av *sroce_skb_av(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct sroce_av) > sizeof(skb->cb));
+	return (struct sroce_av *)skb->cb;
 }
 
 static inline struct sroce_cq *sroce_qp_send_cq(struct sroce_qp *qp)
@@ -394,6 +418,8 @@ void sroce_qp_complete(struct sroce_qp *qp, struct sroce_cq *cq,
 		       struct sroce_nfy *nfy);
 void sroce_qp_notify(struct sroce_nfy *nfy);
 void sroce_sge_put(struct sroce_sge_ref *sge, u32 n);
+int sroce_sge_scatter_buf(const struct sroce_sge_ref *sge, u32 num_sge,
+			  u32 off, const void *buf, u32 len);
 int sroce_sge_scatter_skb(const struct sroce_sge_ref *sge, u32 num_sge,
 			  u32 off, const struct sk_buff *skb, int skb_off,
 			  u32 len);

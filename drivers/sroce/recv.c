@@ -125,11 +125,14 @@ static enum sroce_rx_reason sroce_skb_check_qp(struct sroce_qp *qp,
 {
 	enum sroce_rx_reason r;
 
+	if (sroce_qp_is_ud(qp))
+		return sroce_pkt_check_qp(pkt, SROCE_TRANSPORT_UD,
+					  SROCE_MAX_PMTU);
 	r = sroce_pkt_check_qp(pkt, SROCE_TRANSPORT_RC, qp->pmtu);
 	if (r != SROCE_RX_OK)
 		return r;
 	/* Only the peer of the path talks to a connected QP. */
-	if (memcmp(net->saddr, qp->dgid.raw, sizeof(net->saddr)))
+	if (memcmp(net->saddr, qp->av.dgid.raw, sizeof(net->saddr)))
 		return SROCE_RX_REASON_NR;
 	return SROCE_RX_OK;
 }

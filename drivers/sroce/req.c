@@ -146,6 +146,33 @@ static u8 sroce_req_fetch_sges(struct sroce_qp *qp, struct sroce_swqe *w,
 	return 0;
 }
 
+/* The path MTU of a datagram QP: the port's. */
+static u32 sroce_req_ud_pmtu(const struct sroce_qp *qp)
+{
+	return ib_mtu_enum_to_int(READ_ONCE(qp->sdev->active_mtu));
+}
+
+/*
+ * The destination of a UD send: the address of its AH (of the QP's PD),
+ * the QP and the Q_Key; a message fits one packet.  The status of a
+ * failure, or 0.
+ */
+static u8 sroce_req_fetch_ud(struct sroce_qp *qp, struct sroce_swqe *w,
+			     const struct sroce_send_wqe *u)
+{
+	if (w->length > sroce_req_ud_pmtu(qp))
+		return IB_WC_LOC_LEN_ERR;
+	if (!sroce_ah_lookup(qp->sdev, u->ah, qp->ibqp.pd, &w->av)) {
+		ibdev_dbg(qp->ibqp.device, "QP %u: no AH %u of its PD\n",
+			  qp->ibqp.qp_num, u->ah);
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	w->dqpn = u->remote_qpn & SROCE_QPN_MASK;
+	/* A Q_Key with the high bit set asks for the QP's own (IBTA 10.2.5). */
+	w->qkey = (u->remote_qkey & BIT(31)) ? qp->attr.qkey : u->remote_qkey;
+	return 0;
+}
+
 /*
  * Fetch the WQE at sq_head into its copy; false when the ring has none.  A
  * WQE that fails a check is fetched too, in SROCE_SWQE_ERROR: it completes
@@ -185,6 +212,12 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 	w->compare_add = u.compare_add;
 	w->swap = u.swap;
 
+	/* A datagram QP only sends (ibv_post_send(3)). */
+	if (sroce_qp_is_ud(qp) && u.opcode != IB_UVERBS_WR_SEND &&
+	    u.opcode != IB_UVERBS_WR_SEND_WITH_IMM) {
+		status = IB_WC_LOC_QP_OP_ERR;
+		goto out;
+	}
 	switch (u.opcode) {
 	case IB_UVERBS_WR_SEND:
 	case IB_UVERBS_WR_SEND_WITH_IMM:
@@ -245,6 +278,8 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 	if (!status && u.opcode == IB_UVERBS_WR_RDMA_READ &&
 	    sroce_seg_npkts(w->length, qp->pmtu) > SROCE_REQ_MAX_READ_PKTS)
 		status = IB_WC_LOC_LEN_ERR;
+	if (!status && sroce_qp_is_ud(qp))
+		status = sroce_req_fetch_ud(qp, w, &u);
 out:
 	if (status) {
 		sroce_req_release_swqe(w);
@@ -328,6 +363,11 @@ static int sroce_req_seg(struct sroce_qp *qp, const struct sroce_swqe *w,
 		seg->last = 1;
 		return 0;
 	default:
+		if (sroce_qp_is_ud(qp))
+			return sroce_seg_at(SROCE_TRANSPORT_UD,
+					    sroce_req_msg_op(w->opcode),
+					    w->length, sroce_req_ud_pmtu(qp), 0,
+					    seg);
 		return sroce_seg_at(SROCE_TRANSPORT_RC,
 				    sroce_req_msg_op(w->opcode), w->length,
 				    qp->pmtu, qp->cur_off, seg);
@@ -349,7 +389,8 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 		return -EINVAL;
 	if (!qp->cur_off) {
 		w->first_psn = qp->psn_next;
-		w->last_psn = sroce_psn_add(qp->psn_next,
+		w->last_psn = sroce_qp_is_ud(qp) ? qp->psn_next :
+			      sroce_psn_add(qp->psn_next,
 					    sroce_seg_npkts(w->length,
 							    qp->pmtu) - 1);
 		w->numbered = true;
@@ -372,14 +413,21 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	h.bth.psn = qp->psn_next;
 	if (seg.last && (w->send_flags & SROCE_SEND_SOLICITED))
 		h.bth.flags |= SROCE_BTHF_SE;
-	/*
-	 * READ and atomic requests are answered by their responses; others
-	 * ask for an ACK with the last packet of a message and often enough
-	 * that the window never waits for one.
-	 */
-	if ((info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) &&
-	    (seg.last || ++qp->ackreq_gap >= min_t(u32, SROCE_REQ_ACK_EVERY,
-						   qp->cwnd / 2))) {
+	if (sroce_qp_is_ud(qp)) {
+		/* A datagram: no acknowledgment, its own destination. */
+		h.bth.dqpn = w->dqpn;
+		h.deth.qkey = w->qkey;
+		h.deth.sqpn = qp->ibqp.qp_num;
+		*sroce_skb_av(skb) = w->av;
+	} else if ((info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) &&
+		   (seg.last ||
+		    ++qp->ackreq_gap >= min_t(u32, SROCE_REQ_ACK_EVERY,
+					      qp->cwnd / 2))) {
+		/*
+		 * READ and atomic requests are answered by their responses;
+		 * others ask for an ACK with the last packet of a message and
+		 * often enough that the window never waits for one.
+		 */
 		h.bth.flags |= SROCE_BTHF_ACKREQ;
 		qp->ackreq_gap = 0;
 		/* Time the round trip of a first transmission (Karn). */
@@ -562,6 +610,11 @@ static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
 		if (sroce_req_build_one(qp, w, list))
 			break;	/* no memory: the ACK timer retries */
 		n++;
+		if (sroce_qp_is_ud(qp)) {
+			/* Sent is done: nothing acknowledges a datagram. */
+			qp->psn_una = qp->psn_next;
+			sroce_comp_retire(qp, nfy);
+		}
 	}
 	if (n)
 		sroce_comp_arm_timer(qp);

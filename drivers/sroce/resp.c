@@ -49,6 +49,8 @@
  * Runs in softirq (the receive path) under the QP lock, except the output
  * engine, which builds packets under the lock and sends them after.
  */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/skbuff.h>
 
 #include "sroce.h"
@@ -235,6 +237,78 @@ static int sroce_resp_take_rwqe(struct sroce_qp *qp)
 	}
 	r->length = min_t(u64, total, U32_MAX);
 	return 1;
+}
+
+/*
+ * A datagram for a UD (or the GSI) QP; lock held.  A wrong Q_Key, or no
+ * receive posted, drops it (counted).  The receive gets the IP header in
+ * its first 40 bytes as the GRH (IPv4: 20 zero bytes, then the header),
+ * then the payload.  A message too long for the receive completes it with
+ * IB_WC_LOC_LEN_ERR and leaves the QP as it is (the sender's doing); a
+ * receive WQE failing its checks is the consumer's, and moves the QP to
+ * ERROR as on RC.
+ */
+static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
+			  const struct sroce_pkt *pkt, struct sroce_nfy *nfy)
+{
+	struct sroce_stats __percpu *stats = qp->sdev->stats;
+	struct sroce_cqe cqe = { .opcode = IB_WC_RECV };
+	u8 grh[SROCE_GRH_LEN] = {};
+	struct sroce_hdrs h;
+	int ret;
+
+	sroce_pkt_hdrs(pkt, &h);
+	if (h.deth.qkey != qp->attr.qkey) {
+		sroce_stats_inc(stats, SROCE_CNT_QKEY_DROPS);
+		return;
+	}
+	ret = sroce_resp_take_rwqe(qp);
+	if (!ret) {
+		sroce_stats_inc(stats, SROCE_CNT_UD_NO_RECV);
+		return;
+	}
+	if (ip_hdr(skb)->version == 6) {
+		memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
+		cqe.network_hdr_type = RDMA_NETWORK_IPV6;
+	} else {
+		memcpy(grh + SROCE_GRH_LEN - sizeof(struct iphdr), ip_hdr(skb),
+		       sizeof(struct iphdr));
+		cqe.network_hdr_type = RDMA_NETWORK_IPV4;
+	}
+	if (ret < 0)
+		cqe.status = -ret;
+	else if (pkt->paylen > qp->rwqe.length ||
+		 qp->rwqe.length - pkt->paylen < SROCE_GRH_LEN)
+		cqe.status = IB_WC_LOC_LEN_ERR;
+	else if (sroce_sge_scatter_buf(qp->rwqe.sge, qp->rwqe.num_sge, 0, grh,
+				       SROCE_GRH_LEN) ||
+		 sroce_sge_scatter_skb(qp->rwqe.sge, qp->rwqe.num_sge,
+				       SROCE_GRH_LEN, skb,
+				       SROCE_UDP_HLEN + pkt->info->hdr_len,
+				       pkt->paylen))
+		cqe.status = IB_WC_LOC_PROT_ERR;
+
+	cqe.wr_id = qp->rwqe.wr_id;
+	if (!cqe.status) {
+		cqe.byte_len = SROCE_GRH_LEN + pkt->paylen;
+		cqe.src_qp = h.deth.sqpn;
+		cqe.wc_flags = SROCE_WC_F_GRH;
+		if (pkt->info->flags & SROCE_OPF_IMM) {
+			cqe.wc_flags |= SROCE_WC_F_WITH_IMM;
+			cqe.imm_data = (__force u32)cpu_to_be32(h.imm);
+		}
+	} else {
+		cqe.network_hdr_type = 0;
+	}
+	sroce_sge_put(qp->rwqe.sge, qp->rwqe.num_sge);
+	qp->rwqe.num_sge = 0;
+	qp->in_msg = false;
+	/* The slot is free before its completion shows (the uapi). */
+	sroce_queue_store_consumer(&qp->rq, ++qp->rq_cons);
+	sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe,
+			  !cqe.status && (pkt->bth.flags & SROCE_BTHF_SE), nfy);
+	if (cqe.status && cqe.status != IB_WC_LOC_LEN_ERR)
+		sroce_qp_error(qp, nfy);
 }
 
 /* Execute the expected SEND packet; lock held. */
@@ -722,6 +796,10 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	spin_lock_irqsave(&qp->lock, irqflags);
 	if (qp->destroyed || qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
 		goto out_unlock;
+	if (sroce_qp_is_ud(qp)) {
+		sroce_resp_ud(qp, skb, pkt, &nfy);
+		goto out_unlock;
+	}
 
 	switch (sroce_psn_classify(pkt->bth.psn, qp->epsn)) {
 	case SROCE_PSN_DUPLICATE:

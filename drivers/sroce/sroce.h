@@ -79,6 +79,8 @@
  * @qp_xa: queue pairs by number (qp.c); the xarray's lock guards insertion
  *	and removal, lookups run under RCU.
  * @qp_next: cursor of the cyclic QP number allocation, under @qp_xa's lock.
+ * @ah_xa: address handles by number (ah.c); its lock (irqsave) guards
+ *	insertion, removal and lookups.
  * @net: the namespace of @ndev at creation, whose UDP sockets the device
  *	holds (net.c: sroce_net_get() before allocation, sroce_net_put() in
  *	sroce_dev_dealloc()).  Constant.
@@ -102,6 +104,7 @@ struct sroce_dev {
 	atomic_t qp_count;
 	struct xarray qp_xa;
 	u32 qp_next;
+	struct xarray ah_xa;
 	struct net *net;
 	struct sroce_stats __percpu *stats;
 };
@@ -174,6 +177,7 @@ int sroce_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata);
 
 /* queue.c, cq.c, mr.c: the data path's rings, CQs and memory regions */
 #include "queue.h"
+#include "ah.h"
 #include "cq.h"
 #include "mr.h"
 #include "mw.h"

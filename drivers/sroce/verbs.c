@@ -64,6 +64,13 @@ const struct ib_device_ops sroce_dev_ops = {
 	.map_mr_sg = sroce_mr_map_sg,
 	.dereg_mr = sroce_mr_dereg,
 
+	/* ah.c */
+	.create_ah = sroce_ah_create,
+	.create_user_ah = sroce_ah_create,
+	.query_ah = sroce_ah_query,
+	.destroy_ah = sroce_ah_destroy,
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
+
 	/* mw.c */
 	.alloc_mw = sroce_mw_alloc,
 	.dealloc_mw = sroce_mw_dealloc,

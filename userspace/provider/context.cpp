@@ -94,6 +94,9 @@ constexpr verbs_context_ops make_context_ops()
 	ops.alloc_mw = alloc_mw;
 	ops.dealloc_mw = dealloc_mw;
 	ops.bind_mw = bind_mw;
+	/* ah.cpp */
+	ops.create_ah = create_ah;
+	ops.destroy_ah = destroy_ah;
 	/* cq.cpp */
 	ops.create_cq = create_cq;
 	ops.destroy_cq = destroy_cq;

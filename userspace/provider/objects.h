@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * objects.h - PDs, MRs, MWs, CQs and QPs of the provider (pd_mr.cpp,
- * mw.cpp, cq.cpp, qp.cpp): the verbs_context_ops entries context.cpp
- * installs.
+ * objects.h - PDs, MRs, MWs, AHs, CQs and QPs of the provider (pd_mr.cpp,
+ * mw.cpp, ah.cpp, cq.cpp, qp.cpp): the verbs_context_ops entries
+ * context.cpp installs.
  */
 #ifndef SROCE_PROVIDER_OBJECTS_H
 #define SROCE_PROVIDER_OBJECTS_H
@@ -90,6 +90,9 @@ void rereg_mr_update(ibv_mr *mr, int flags, ibv_pd *pd, void *addr,
 ibv_mw *alloc_mw(ibv_pd *pd, ibv_mw_type type) noexcept;
 int dealloc_mw(ibv_mw *mw) noexcept;
 int bind_mw(ibv_qp *ibqp, ibv_mw *mw, ibv_mw_bind *mw_bind) noexcept;
+
+ibv_ah *create_ah(ibv_pd *pd, ibv_ah_attr *attr) noexcept;
+int destroy_ah(ibv_ah *ibah) noexcept;
 
 ibv_cq *create_cq(ibv_context *ibctx, int cqe, ibv_comp_channel *channel,
 		  int comp_vector) noexcept;

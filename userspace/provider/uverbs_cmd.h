@@ -157,6 +157,23 @@ static_assert(tail_is_contiguous<resize_cq_resp>());
 static_assert(create_cq_cmd::size % 4 == 0 && create_cq_resp::size % 4 == 0 &&
 	      resize_cq_resp::size % 4 == 0);
 
+/*
+ * CREATE_AH: no command tail; the core response is 4 bytes (no multiple of
+ * 8, so not a uverbs_resp) and the driver's tail follows it directly.
+ */
+struct create_ah_resp {
+	alignas(4) unsigned char core[sizeof(ib_uverbs_create_ah_resp)];
+	sroce_create_ah_resp drv;
+
+	ib_uverbs_create_ah_resp *core_ptr() noexcept
+	{
+		return reinterpret_cast<ib_uverbs_create_ah_resp *>(core);
+	}
+};
+static_assert(sizeof(ib_uverbs_create_ah_resp) == 4);
+static_assert(offsetof(create_ah_resp, drv) == 4 &&
+	      sizeof(create_ah_resp) == 4 + sizeof(sroce_create_ah_resp));
+
 /* Core sizes (header included for commands) as libibverbs 44 expects. */
 static_assert(get_context_cmd::tail_offset == 16);
 static_assert(get_context_resp::tail_offset == 8);

@@ -340,6 +340,15 @@ int ibv_cmd_alloc_mw(ibv_pd *pd, ibv_mw_type type, ibv_mw *mw,
 		     ib_uverbs_cmd_hdr *cmd, std::size_t cmd_size,
 		     ib_uverbs_alloc_mw_resp *resp, std::size_t resp_size);
 int ibv_cmd_dealloc_mw(ibv_mw *mw);
+/*
+ * CREATE_AH: sends pd->handle and the address; the response is the 4-byte
+ * ib_uverbs_create_ah_resp followed by the driver tail (resp_size covers
+ * both).  Sets ah->handle and ah->context.  DESTROY_AH builds its own
+ * command from ah->handle.
+ */
+int ibv_cmd_create_ah(ibv_pd *pd, ibv_ah *ah, ibv_ah_attr *attr,
+		      ib_uverbs_create_ah_resp *resp, std::size_t resp_size);
+int ibv_cmd_destroy_ah(ibv_ah *ah);
 int ibv_cmd_create_cq(ibv_context *context, int cqe, ibv_comp_channel *channel,
 		      int comp_vector, ibv_cq *cq, ib_uverbs_cmd_hdr *cmd,
 		      std::size_t cmd_size, ib_uverbs_create_cq_resp *resp,
@@ -393,6 +402,8 @@ SROCE_IBVERBS_PRIVATE(ibv_cmd_dereg_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_rereg_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_alloc_mw);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_dealloc_mw);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_create_ah);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_destroy_ah);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_create_cq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_destroy_cq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_resize_cq);

@@ -249,10 +249,8 @@ int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 	if (qp_type == IBV_QPT_UD) {
 		w.remote_qpn = wr.wr.ud.remote_qpn;
 		w.remote_qkey = wr.wr.ud.remote_qkey;
-		/*
-		 * w.ah stays 0: sroce has no address handles yet.  Once
-		 * create_ah exists, this is the AH number of wr.wr.ud.ah.
-		 */
+		/* The kernel checks the number (its AH, of the QP's PD). */
+		w.ah = wr.wr.ud.ah != nullptr ? to_ah(wr.wr.ud.ah)->num : 0;
 	}
 
 	unsigned char *const payload = slot + sizeof(w);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * sroce-rctest - RC send/receive between two RDMA devices, through the
- * public libibverbs API only, as tests/rc.sh needs it.
+ * sroce-rctest - RC send/receive (and UD datagrams) between two RDMA
+ * devices, through the public libibverbs API only, as tests/rc.sh and
+ * tests/ud.sh need it.
  *
  *   sroce-rctest DEV_A DEV_B CHECK
  *
@@ -46,6 +47,14 @@
  *               IBV_WC_REM_INV_REQ_ERR at A
  *   events      completion channels end to end: req_notify_cq,
  *               get_cq_event, ack_cq_events; no spurious events
+ *   ud          UD QPs with address handles: the GRH (the IPv4 header) in
+ *               the first 40 bytes, source QP, immediate data; a wrong
+ *               Q_Key and a missing receive drop the datagram (counted by
+ *               sroce's qkey_drops / ud_no_recv_drops when the device has
+ *               them); a Q_Key with the high bit set means the sender
+ *               QP's own; a receive too small completes with
+ *               IBV_WC_LOC_LEN_ERR and the QP works on; an AH of another
+ *               PD or a message above the MTU fails the send locally
  *   all         every check above, in this order
  *
  * Waits are multiplied by SROCE_TIMEOUT_SCALE (tests/lib.sh).
@@ -149,6 +158,10 @@ const char *kind(ibv_qp * /*unused*/)
 {
 	return "QP";
 }
+const char *kind(ibv_ah * /*unused*/)
+{
+	return "AH";
+}
 
 /* A deleter calling a libibverbs destroy function; a failure counts. */
 template <typename T, int (*Destroy)(T *)>
@@ -174,6 +187,7 @@ using cq_ptr = std::unique_ptr<ibv_cq, destroyer<ibv_cq, ibv_destroy_cq>>;
 using pd_ptr = std::unique_ptr<ibv_pd, destroyer<ibv_pd, ibv_dealloc_pd>>;
 using mr_ptr = std::unique_ptr<ibv_mr, destroyer<ibv_mr, ibv_dereg_mr>>;
 using qp_ptr = std::unique_ptr<ibv_qp, destroyer<ibv_qp, ibv_destroy_qp>>;
+using ah_ptr = std::unique_ptr<ibv_ah, destroyer<ibv_ah, ibv_destroy_ah>>;
 
 /* ---- devices and endpoints ----------------------------------------------- */
 
@@ -265,6 +279,7 @@ struct qp_opts {
 	int qp_access = IBV_ACCESS_LOCAL_WRITE;
 	std::uint8_t max_rd_atomic = 1; /* requester */
 	std::uint8_t max_dest_rd_atomic = 1; /* responder */
+	ibv_qp_type type = IBV_QPT_RC;
 };
 
 struct endpoint {
@@ -354,7 +369,7 @@ bool make_endpoint(endpoint &e, device &d, const qp_opts &o)
 	ibv_qp_init_attr ia{};
 	ia.send_cq = e.scq.get();
 	ia.recv_cq = e.rcq.get();
-	ia.qp_type = IBV_QPT_RC;
+	ia.qp_type = o.type;
 	ia.sq_sig_all = o.sig_all ? 1 : 0;
 	ia.cap.max_send_wr = o.send_wr;
 	ia.cap.max_recv_wr = o.recv_wr;
@@ -1981,19 +1996,248 @@ bool check_rereg(device &da, device &db)
 
 /* ---- main ----------------------------------------------------------------------- */
 
+/* ---- ud ----------------------------------------------------------------------- */
+
+constexpr std::uint32_t ud_qkey = 0x1234567;
+constexpr std::size_t grh_len = 40;
+
+/* A UD QP from RESET to RTS with Q_Key qkey. */
+bool ud_ready(endpoint &e, std::uint32_t qkey)
+{
+	ibv_qp_attr a{};
+
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qkey = qkey;
+	REQUIRE(ibv_modify_qp(e.qp.get(), &a,
+			      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				      IBV_QP_QKEY) == 0);
+	REQUIRE(to_state(e.qp.get(), IBV_QPS_RTR) == 0);
+	a = {};
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = next_psn();
+	REQUIRE(ibv_modify_qp(e.qp.get(), &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ==
+		0);
+	return true;
+}
+
+/* An AH on pd from e's device to peer's GID. */
+ibv_ah *make_ah(ibv_pd *pd, const endpoint &e, const endpoint &peer)
+{
+	ibv_ah_attr a{};
+
+	a.is_global = 1;
+	a.grh.dgid = peer.dev->gid;
+	a.grh.sgid_index = static_cast<std::uint8_t>(e.dev->gid_index);
+	a.grh.hop_limit = 64;
+	a.port_num = 1;
+	return ibv_create_ah(pd, &a);
+}
+
+/* len bytes of e's buffer at off as a datagram to QP dqpn through ah. */
+int post_ud(endpoint &e, std::uint64_t wr_id, ibv_ah *ah, std::uint32_t dqpn,
+	    std::uint32_t qkey, std::size_t off, std::uint32_t len,
+	    ibv_wr_opcode op = IBV_WR_SEND, std::uint32_t imm = 0)
+{
+	ibv_sge sge{e.addr(off), len, e.mr->lkey};
+	ibv_send_wr wr{};
+	ibv_send_wr *bad = nullptr;
+
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = len != 0 ? 1 : 0;
+	wr.opcode = op;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.imm_data = imm;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = dqpn;
+	wr.wr.ud.remote_qkey = qkey;
+	return ibv_post_send(e.qp.get(), &wr, &bad);
+}
+
+/* A hw counter of the device, or -1 if it has none of that name. */
+long long hw_counter(const device &d, const char *name)
+{
+	const std::string path = "/sys/class/infiniband/" + d.name +
+				 "/ports/1/hw_counters/" + name;
+	FILE *f = std::fopen(path.c_str(), "r");
+	long long v = -1;
+
+	if (f == nullptr)
+		return -1;
+	if (std::fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	std::fclose(f);
+	return v;
+}
+
+/* The counter moved by at least one since before (-1: not counted). */
+void counter_moved(const device &d, const char *name, long long before)
+{
+	if (before < 0) {
+		std::printf("  (%s has no counter %s: not checked)\n",
+			    d.name.c_str(), name);
+		return;
+	}
+	const long long now = hw_counter(d, name);
+	std::printf("  %s %s: %lld -> %lld\n", d.name.c_str(), name, before,
+		    now);
+	CHECK(now > before);
+}
+
+/*
+ * B's next receive is message msg of len bytes from A: the GRH holds
+ * A's and B's IPv4 addresses, the source QP is A's.
+ */
+bool expect_datagram(endpoint &a, endpoint &b, std::uint64_t wr_id,
+		     std::size_t off, std::uint32_t len, std::uint32_t msg,
+		     std::optional<std::uint32_t> imm = std::nullopt)
+{
+	const std::optional<ibv_wc> wc = expect_wc(
+		"B receive", b.rcq.get(), wr_id, IBV_WC_SUCCESS, IBV_WC_RECV);
+	REQUIRE(wc.has_value());
+	CHECK(wc->byte_len == grh_len + len);
+	CHECK((wc->wc_flags & IBV_WC_GRH) != 0);
+	CHECK(wc->src_qp == a.qp->qp_num);
+	CHECK(((wc->wc_flags & IBV_WC_WITH_IMM) != 0) == imm.has_value());
+	if (imm)
+		CHECK(ntohl(wc->imm_data) == *imm);
+	const unsigned char *grh = b.buf.data() + off;
+	/* RoCEv2 over IPv4: 20 bytes of nothing, then the IPv4 header. */
+	CHECK(grh[20] == 0x45);
+	CHECK(std::memcmp(grh + 32, a.dev->gid.raw + 12, 4) == 0);
+	CHECK(std::memcmp(grh + 36, b.dev->gid.raw + 12, 4) == 0);
+	CHECK(mismatch(grh + grh_len, len, msg) == -1);
+	return true;
+}
+
+bool check_ud(device &da, device &db)
+{
+	endpoint a, b;
+	qp_opts o;
+	const std::uint32_t mtu = 128U << da.port.active_mtu;
+
+	o.type = IBV_QPT_UD;
+	REQUIRE(make_endpoint(a, da, o));
+	REQUIRE(make_endpoint(b, db, o));
+	REQUIRE(ud_ready(a, ud_qkey));
+	REQUIRE(ud_ready(b, ud_qkey));
+	ah_ptr ah(make_ah(a.pd.get(), a, b));
+	REQUIRE(ah != nullptr);
+	const std::uint32_t bqpn = b.qp->qp_num;
+
+	std::printf("a datagram of 100 bytes, then one of the MTU (%u)\n", mtu);
+	fill(a.buf.data(), 100, 1);
+	REQUIRE(post_recv(b, 1, 0, 4096 + grh_len) == 0);
+	REQUIRE(post_ud(a, 1, ah.get(), bqpn, ud_qkey, 0, 100) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 1, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	REQUIRE(expect_datagram(a, b, 1, 0, 100, 1));
+	fill(a.buf.data(), mtu, 2);
+	REQUIRE(post_recv(b, 2, 0, 4096 + grh_len) == 0);
+	REQUIRE(post_ud(a, 2, ah.get(), bqpn, ud_qkey, 0, mtu) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 2, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	REQUIRE(expect_datagram(a, b, 2, 0, mtu, 2));
+
+	std::printf("SEND_WITH_IMM of 0 and 8 bytes\n");
+	REQUIRE(post_recv(b, 3, 0, 4096 + grh_len) == 0);
+	REQUIRE(post_ud(a, 3, ah.get(), bqpn, ud_qkey, 0, 0,
+			IBV_WR_SEND_WITH_IMM, htonl(0xabcd0123)) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 3, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	REQUIRE(expect_datagram(a, b, 3, 0, 0, 3, 0xabcd0123));
+	fill(a.buf.data(), 8, 4);
+	REQUIRE(post_recv(b, 4, 0, 4096 + grh_len) == 0);
+	REQUIRE(post_ud(a, 4, ah.get(), bqpn, ud_qkey, 0, 8,
+			IBV_WR_SEND_WITH_IMM, htonl(7)) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 4, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	REQUIRE(expect_datagram(a, b, 4, 0, 8, 4, 7));
+
+	std::printf("a wrong Q_Key: dropped, the receive stays posted\n");
+	long long before = hw_counter(db, "qkey_drops");
+	REQUIRE(post_recv(b, 5, 0, 4096 + grh_len) == 0);
+	REQUIRE(post_ud(a, 5, ah.get(), bqpn, ud_qkey + 1, 0, 100) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 5, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	no_wc("B, datagram with a wrong Q_Key", b.rcq.get(), 300);
+	counter_moved(db, "qkey_drops", before);
+
+	std::printf("Q_Key 0x80000000: the sender QP's own Q_Key is used\n");
+	fill(a.buf.data(), 64, 6);
+	REQUIRE(post_ud(a, 6, ah.get(), bqpn, 0x80000000U, 0, 64) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 6, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	REQUIRE(expect_datagram(a, b, 5, 0, 64, 6));
+
+	std::printf("a receive too small: IBV_WC_LOC_LEN_ERR, B works on\n");
+	REQUIRE(post_recv(b, 7, 0, grh_len + 10) == 0);
+	REQUIRE(post_ud(a, 7, ah.get(), bqpn, ud_qkey, 0, 100) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 7, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	REQUIRE(expect_wc("B receive", b.rcq.get(), 7, IBV_WC_LOC_LEN_ERR,
+			  IBV_WC_RECV));
+	CHECK(qp_state(b.qp.get()) == IBV_QPS_RTS);
+	fill(a.buf.data(), 100, 8);
+	REQUIRE(post_recv(b, 8, 0, 4096 + grh_len) == 0);
+	REQUIRE(post_ud(a, 8, ah.get(), bqpn, ud_qkey, 0, 100) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 8, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	REQUIRE(expect_datagram(a, b, 8, 0, 100, 8));
+
+	std::printf("no receive posted: dropped, not kept for later\n");
+	before = hw_counter(db, "ud_no_recv_drops");
+	REQUIRE(post_ud(a, 9, ah.get(), bqpn, ud_qkey, 0, 100) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 9, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	usleep(static_cast<useconds_t>(300000 * scale));
+	REQUIRE(post_recv(b, 9, 0, 4096 + grh_len) == 0);
+	no_wc("B, datagram that found no receive", b.rcq.get(), 300);
+	counter_moved(db, "ud_no_recv_drops", before);
+
+	std::printf("an AH of another PD: IBV_WC_LOC_QP_OP_ERR\n");
+	pd_ptr pd2(ibv_alloc_pd(da.ctx.get()));
+	REQUIRE(pd2 != nullptr);
+	ah_ptr ah2(make_ah(pd2.get(), a, b));
+	REQUIRE(ah2 != nullptr);
+	REQUIRE(post_ud(a, 10, ah2.get(), bqpn, ud_qkey, 0, 100) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 10, IBV_WC_LOC_QP_OP_ERR,
+			  IBV_WC_SEND));
+	no_wc("B, the send that failed", b.rcq.get(), 300);
+
+	std::printf("a message above the MTU: IBV_WC_LOC_LEN_ERR\n");
+	REQUIRE(to_state(a.qp.get(), IBV_QPS_RESET) == 0);
+	REQUIRE(ud_ready(a, ud_qkey));
+	REQUIRE(post_ud(a, 11, ah.get(), bqpn, ud_qkey, 0, mtu + 1) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 11, IBV_WC_LOC_LEN_ERR,
+			  IBV_WC_SEND));
+	no_wc("B, the send that failed", b.rcq.get(), 300);
+	return true;
+}
+
 struct check {
 	std::string_view name;
 	bool (*fn)(device &, device &);
 };
 
 constexpr check checks[] = {
-	{"wrap", check_wrap},	      {"full", check_full},
-	{"state", check_state},	      {"multi-sge", check_multi_sge},
-	{"imm", check_imm},	      {"solicited", check_solicited},
-	{"inline", check_inline},     {"bad-lkey", check_bad_lkey},
-	{"rnr", check_rnr},	      {"recv-too-small", check_recv_too_small},
-	{"events", check_events},     {"rdma", check_rdma},
-	{"rd-limit", check_rd_limit}, {"rereg", check_rereg},
+	{"wrap", check_wrap},
+	{"full", check_full},
+	{"state", check_state},
+	{"multi-sge", check_multi_sge},
+	{"imm", check_imm},
+	{"solicited", check_solicited},
+	{"inline", check_inline},
+	{"bad-lkey", check_bad_lkey},
+	{"rnr", check_rnr},
+	{"recv-too-small", check_recv_too_small},
+	{"events", check_events},
+	{"rdma", check_rdma},
+	{"rd-limit", check_rd_limit},
+	{"rereg", check_rereg},
+	{"ud", check_ud},
 };
 
 bool run(const check &c, device &a, device &b)

@@ -168,6 +168,10 @@ enum sroce_wc_flags {
  * @sl: service level
  * @dlid_path_bits: always 0 on RoCE
  * @port_num: the port (1)
+ * @network_hdr_type: with %SROCE_WC_F_GRH, what the 40 bytes before the
+ *	data hold: an enum rdma_network_type value (RDMA_NETWORK_IPV4: 20
+ *	zero bytes then the IPv4 header; RDMA_NETWORK_IPV6: the IPv6
+ *	header); 0 otherwise
  * @reserved: zero
  *
  * A ring's entry_size may be larger than this structure in a later version;
@@ -188,7 +192,7 @@ struct sroce_cqe {
 	__u8 sl;
 	__u8 dlid_path_bits;
 	__u8 port_num;
-	__u8 reserved0;
+	__u8 network_hdr_type;
 	__u32 reserved[4];
 };
 
@@ -419,6 +423,27 @@ struct sroce_create_qp_resp {
 	struct sroce_ring_info rq;
 	__u32 max_inline_data;
 	__u32 reserved[3];
+};
+
+/*
+ * Address handles
+ * ===============
+ *
+ * CREATE_AH has no command tail; its response tail names the AH for send
+ * WQEs (&struct sroce_send_wqe.ah).  The kernel keeps the address (GIDs,
+ * traffic class, hop limit): a WQE carries only the number, checked when
+ * the kernel fetches the WQE (an AH of another PD, or one destroyed,
+ * completes the WQE with IB_WC_LOC_QP_OP_ERR).
+ */
+
+/**
+ * struct sroce_create_ah_resp - driver tail of the CREATE_AH response
+ * @ah_num: the AH's number, never 0
+ * @reserved: zero
+ */
+struct sroce_create_ah_resp {
+	__u32 ah_num;
+	__u32 reserved;
 };
 
 /*

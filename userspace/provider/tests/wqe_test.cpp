@@ -620,15 +620,22 @@ TEST(WqeEncoding, BindMwRefusals)
 TEST(WqeEncoding, UdSendCarriesDestinationQp)
 {
 	ibv_send_wr wr{};
+	sroce::ah ah{};
+	ah.num = 0x77;
 	wr.opcode = IBV_WR_SEND;
+	wr.wr.ud.ah = &ah.ibah;
 	wr.wr.ud.remote_qpn = 0x123456;
 	wr.wr.ud.remote_qkey = 0x80010000U;
 
 	sroce_send_wqe w = encode(wr, IBV_QPT_UD).wqe();
 	EXPECT_EQ(w.remote_qpn, 0x123456U);
 	EXPECT_EQ(w.remote_qkey, 0x80010000U);
-	EXPECT_EQ(w.ah, 0U) << "no address handles yet";
+	EXPECT_EQ(w.ah, 0x77U) << "the AH's number from CREATE_AH";
 	EXPECT_EQ(w.remote_addr, 0U);
+
+	/* No AH: number 0, which the kernel refuses (a local error). */
+	wr.wr.ud.ah = nullptr;
+	EXPECT_EQ(encode(wr, IBV_QPT_UD).wqe().ah, 0U);
 
 	/* On RC the same union is not looked at for a send. */
 	w = encode(wr, IBV_QPT_RC).wqe();

@@ -1,0 +1,298 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# UD QPs, address handles, the GSI QP and the RDMA CM over it: sroce to
+# sroce across a veth, then with rdma_rxe on the other end, both ways.
+#
+#   init_net                              $NS
+#   +------------------------+            +------------------------+
+#   | sroce0 (later: rxe0)   |            | sroce1                 |
+#   |   v0 10.93.20.1/24     |----veth----|   v1 10.93.20.2/24     |
+#   | clients (or servers)   |            | servers (or clients)   |
+#   +------------------------+            +------------------------+
+#
+# sroce to sroce: the UD corner cases of sroce-rctest (GRH, source QP,
+# immediate data, Q_Key checks and drops, receive too small, AH of another
+# PD, message above the MTU), ibv_ud_pingpong -c, ib_send_bw/ib_send_lat
+# -c UD; over the RDMA CM (ib_cm on the GSI QP): rping -V, ucmatose,
+# udaddy, ib_write_bw -R, ib_send_lat -R, qperf -cm1 rc_bw and rc_lat.
+# Then sroce0 goes, rdma_rxe takes v0 (it holds UDP 4791 of init_net, so
+# both cannot be there at once) and the programs rxe supports run between
+# rxe0 and sroce1, each side once as the server.
+#
+# qperf 0.4.11 has no GID option and no RDMA CM for its UD tests
+# ("-cm1 set but not used"): its ud_bw cannot address a RoCE peer on any
+# device (sroce and rdma_rxe alike refuse its AH without GRH), so it is
+# not run.
+#
+# Runs in a guest (qemu/run-guest) as root.
+. "$(dirname "$0")/lib.sh"
+
+NS=sroce-ud-$$
+IP0=10.93.20.1
+IP1=10.93.20.2
+RCTEST=$SROCE_REPO/build/userspace/tools/sroce-rctest
+PORT=18900
+SERVER_PID=
+QPERF_PID=
+# The device on v0: sroce0, then rxe0.
+DEV0=sroce0
+
+cleanup() {
+	[ -z "$SERVER_PID" ] || kill "$SERVER_PID" 2>/dev/null
+	[ -z "$QPERF_PID" ] || kill "$QPERF_PID" 2>/dev/null
+	rdma link delete sroce0 2>/dev/null
+	rdma link delete rxe0 2>/dev/null
+	ip netns exec "$NS" rdma link delete sroce1 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+	ip link del v0 2>/dev/null
+	sroce_unload 2>/dev/null
+	modprobe -r rdma_rxe 2>/dev/null
+}
+trap cleanup EXIT
+
+cm_listening() {
+	rdma resource show cm_id | grep -q 'state LISTEN'
+}
+
+# pair WHERE WAIT SERVER_CMD... -- CLIENT_CMD...: the server in $NS and the
+# client in init_net (WHERE "ns"), or the other way round ("init"), once
+# the server listens (WAIT: tcp:PORT, or cm for an RDMA CM listener).
+# Both must exit 0; PAIR_OUT gets both outputs, the client's after a line
+# "--- client" (perftest_check's format).
+pair() {
+	local where=$1 wait=$2 srv=() cli=() sx=() cx=() sout cout rc=0 src=0
+	shift 2
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	if [ "$where" = ns ]; then
+		sx=(ip netns exec "$NS")
+	else
+		cx=(ip netns exec "$NS")
+	fi
+	sout=$(mktemp)
+	cout=$(mktemp)
+	"${sx[@]}" timeout $((90 * SROCE_TIMEOUT_SCALE)) "${srv[@]}" > "$sout" 2>&1 &
+	SERVER_PID=$!
+	case $wait in
+	tcp:*) wait_for 20 pid_listening "$SERVER_PID" "${wait#tcp:}" || rc=1 ;;
+	cm) wait_for 20 cm_listening || rc=1 ;;
+	esac
+	if [ "$rc" -eq 0 ]; then
+		"${cx[@]}" timeout $((90 * SROCE_TIMEOUT_SCALE)) "${cli[@]}" > "$cout" 2>&1 || rc=$?
+	else
+		echo "the server does not listen" >&2
+	fi
+	[ "$rc" -eq 0 ] || kill "$SERVER_PID" 2>/dev/null || true
+	wait "$SERVER_PID" || src=$?
+	SERVER_PID=
+	PAIR_OUT=$(printf -- '--- server (%s): %s\n%s\n--- client: %s\n%s\n' \
+		"$where" "${srv[*]}" "$(cat "$sout")" "${cli[*]}" "$(cat "$cout")")
+	rm -f "$sout" "$cout"
+	echo "$PAIR_OUT"
+	[ "$rc" -eq 0 ] || fail "client: exit status $rc"
+	[ "$src" -eq 0 ] || fail "server: exit status $src"
+}
+
+# The GID indexes of the IPv4 addresses: G0 of $DEV0, G1 of sroce1.
+gids() {
+	G0=$(gid_index "$DEV0" "::ffff:$IP0")
+	G1=$(gid_index sroce1 "::ffff:$IP1")
+	[ -n "$G0" ] && [ -n "$G1" ] ||
+		fail "no IPv4 GID ($DEV0: '$G0', sroce1: '$G1')"
+}
+
+# Which device a side uses: the server's and the client's for WHERE.
+sides() {
+	if [ "$1" = ns ]; then
+		SDEV=sroce1 SG=$G1 SIP=$IP1 CDEV=$DEV0 CG=$G0
+	else
+		SDEV=$DEV0 SG=$G0 SIP=$IP0 CDEV=sroce1 CG=$G1
+	fi
+}
+
+# ud_pingpong WHERE SIZE: ibv_ud_pingpong -c, 50 iterations.
+ud_pingpong() {
+	local n=50
+	gids
+	sides "$1"
+	PORT=$((PORT + 1))
+	pair "$1" "tcp:$PORT" ibv_ud_pingpong -d "$SDEV" -g "$SG" -p "$PORT" -s "$2" -n "$n" -c \
+		-- ibv_ud_pingpong -d "$CDEV" -g "$CG" -p "$PORT" -s "$2" -n "$n" -c "$SIP"
+	[ "$(grep -c "^$n iters in" <<< "$PAIR_OUT")" -eq 2 ] ||
+		fail "both sides must report $n iterations"
+	! grep -qi 'invalid data\|error' <<< "$PAIR_OUT" || fail "an error was reported"
+}
+
+# ud_perftest WHERE PROG SIZE ITERS ARGS...: a perftest over UD (-c UD).
+ud_perftest() {
+	local where=$1 prog=$2 size=$3 iters=$4
+	shift 4
+	gids
+	sides "$where"
+	PORT=$((PORT + 1))
+	pair "$where" "tcp:$PORT" "$prog" -d "$SDEV" -x "$SG" -p "$PORT" -F -c UD -s "$size" -n "$iters" "$@" \
+		-- "$prog" -d "$CDEV" -x "$CG" -p "$PORT" -F -c UD -s "$size" -n "$iters" "$@" "$SIP"
+	perftest_check "$prog" "$iters" 1024 "$PAIR_OUT" -s "$size" "$@"
+}
+
+# cm_perftest PROG SIZE ITERS: a perftest connected by the RDMA CM (-R).
+cm_perftest() {
+	local prog=$1 size=$2 iters=$3
+	PORT=$((PORT + 1))
+	pair ns cm "$prog" -d sroce1 -p "$PORT" -F -R -s "$size" -n "$iters" \
+		-- "$prog" -d sroce0 -p "$PORT" -F -R -s "$size" -n "$iters" "$IP1"
+	grep -q 'rdma_cm QPs[[:space:]]*: ON' <<< "$PAIR_OUT" || fail "$prog did not use the RDMA CM"
+	perftest_check "$prog" "$iters" 1024 "$PAIR_OUT" -s "$size"
+}
+
+# rping WHERE: 10 pings with their data verified (-V), over the RDMA CM.
+rping_pair() {
+	sides "$1"
+	pair "$1" cm rping -s -a "$SIP" -C 10 -v -V -- rping -c -a "$SIP" -C 10 -v -V
+	[ "$(grep -c '^ping data: rdma-ping-' <<< "${PAIR_OUT#*--- client}")" -eq 10 ] ||
+		fail "the client must show 10 pings"
+}
+
+# cmatose WHERE PROG: ucmatose or udaddy, which check their own transfers.
+cmatose() {
+	sides "$1"
+	pair "$1" cm "$2" -- "$2" -s "$SIP"
+	[ "$(grep -c '^return status 0' <<< "$PAIR_OUT")" -eq 2 ] ||
+		fail "both sides must end with status 0"
+}
+
+test_setup() {
+	[ -x "$RCTEST" ] || fail "$RCTEST is not built"
+	sroce_load
+	sroce_provider_setup
+	ip netns add "$NS"
+	ip link add v0 type veth peer name v1 netns "$NS"
+	ip addr add "$IP0/24" dev v0
+	ip link set v0 up
+	ip -n "$NS" link set lo up
+	ip -n "$NS" addr add "$IP1/24" dev v1
+	ip -n "$NS" link set v1 up
+	rdma link add sroce0 type sroce netdev v0
+	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
+	wait_for 10 has_gid sroce0 "::ffff:$IP0"
+	wait_for 10 has_gid sroce1 "::ffff:$IP1"
+	# The MAD layer made QP1 on each port, and the port offers CM.
+	rdma resource show qp | grep -E 'lqpn 1 type GSI'
+	[ "$(rdma resource show qp | grep -c 'lqpn 1 type GSI state RTS')" -eq 2 ] ||
+		fail "no GSI QP in RTS on both devices"
+	ibv_devinfo -v -d sroce0 | grep -E 'max_ah|port_cap_flags|CM'
+}
+
+test_rctest_ud() {
+	"$RCTEST" sroce0 sroce1 ud
+}
+
+test_ud_pingpong() {
+	ud_pingpong ns 1
+	ud_pingpong ns 1024	# the path MTU: the GRH is not on the wire
+}
+
+test_send_bw_ud() { ud_perftest ns ib_send_bw 1024 500; }
+test_send_lat_ud() { ud_perftest ns ib_send_lat 64 200; }
+test_rping() { rping_pair ns; }
+test_ucmatose() { cmatose ns ucmatose; }
+test_udaddy() { cmatose ns udaddy; }
+test_write_bw_cm() { cm_perftest ib_write_bw 65536 200; }
+test_send_lat_cm() { cm_perftest ib_send_lat 64 200; }
+
+# qperf's server stays up for both tests; its client connects the QPs
+# with the RDMA CM (-cm1).
+test_qperf() {
+	local out
+	ip netns exec "$NS" timeout $((120 * SROCE_TIMEOUT_SCALE)) qperf -lp 19765 > /dev/null 2>&1 &
+	QPERF_PID=$!
+	wait_for 20 pid_listening "$QPERF_PID" 19765
+	out=$(timeout $((60 * SROCE_TIMEOUT_SCALE)) qperf -lp 19765 -cm1 -t 2 "$IP1" rc_bw rc_lat)
+	echo "$out"
+	kill "$QPERF_PID" 2>/dev/null || true
+	wait "$QPERF_PID" 2>/dev/null || true
+	QPERF_PID=
+	grep -Eq '^ *bw *= *[0-9.]+ [KMG]B/sec' <<< "$out" || fail "no rc_bw figure"
+	grep -Eq '^ *latency *= *[0-9.]+ (us|ms)' <<< "$out" || fail "no rc_lat figure"
+}
+
+# The GSI QP and every AH go with the device; the module leaves cleanly.
+test_sroce0_gone() {
+	rdma link delete sroce0
+	wait_for 10 rdma_dev_gone sroce0
+}
+
+test_rxe_setup() {
+	modprobe rdma_rxe 2>/dev/null || skip "rdma_rxe is not available"
+	rdma link add rxe0 type rxe netdev v0
+	wait_for 10 has_gid rxe0 "::ffff:$IP0"
+	rdma link show
+}
+
+test_rxe_ud_pingpong() {
+	DEV0=rxe0
+	ud_pingpong ns 512
+	ud_pingpong init 512
+}
+
+test_rxe_send_bw_ud() {
+	DEV0=rxe0
+	ud_perftest ns ib_send_bw 1024 200
+	ud_perftest init ib_send_bw 1024 200
+}
+
+test_rxe_rping() {
+	DEV0=rxe0
+	rping_pair ns
+	rping_pair init
+}
+
+test_rxe_ucmatose() {
+	DEV0=rxe0
+	cmatose ns ucmatose
+	cmatose init ucmatose
+}
+
+test_rxe_udaddy() {
+	DEV0=rxe0
+	cmatose ns udaddy
+	cmatose init udaddy
+}
+
+test_unload() {
+	local left
+	left=$(rdma resource show qp; rdma resource show cm_id)
+	left=$(grep ' pid ' <<< "$left" || true)
+	[ -z "$left" ] || { echo "$left"; fail "user objects left over"; }
+	rdma link delete rxe0 2>/dev/null || true
+	ip netns exec "$NS" rdma link delete sroce1
+	wait_for 10 rdma_dev_gone sroce1
+	ip netns del "$NS"
+	rmmod sroce
+	! lsmod | grep -q '^sroce '
+	modprobe -r rdma_rxe 2>/dev/null || true
+}
+
+ktap_plan 19
+run_test "module, veth, two sroce devices, a GSI QP on each" test_setup
+run_test "sroce-rctest ud: GRH, source QP, immediate, Q_Key, drops, local errors" test_rctest_ud
+run_test "ibv_ud_pingpong -c, 1 and 1024 bytes" test_ud_pingpong
+run_test "ib_send_bw -c UD, 1024 bytes" test_send_bw_ud
+run_test "ib_send_lat -c UD, 64 bytes" test_send_lat_ud
+run_test "rping -V over the RDMA CM" test_rping
+run_test "ucmatose" test_ucmatose
+run_test "udaddy" test_udaddy
+run_test "ib_write_bw -R, 64 KiB" test_write_bw_cm
+run_test "ib_send_lat -R, 64 bytes" test_send_lat_cm
+run_test "qperf -cm1 rc_bw and rc_lat" test_qperf
+run_test "sroce0 deleted with its GSI QP" test_sroce0_gone
+run_test "rdma_rxe on v0 (init_net), sroce1 in the namespace" test_rxe_setup
+run_test "rxe<->sroce: ibv_ud_pingpong -c, each side the server" test_rxe_ud_pingpong
+run_test "rxe<->sroce: ib_send_bw -c UD, each side the server" test_rxe_send_bw_ud
+run_test "rxe<->sroce: rping -V, each side the server" test_rxe_rping
+run_test "rxe<->sroce: ucmatose, each side the server" test_rxe_ucmatose
+run_test "rxe<->sroce: udaddy, each side the server" test_rxe_udaddy
+run_test "no object left, rmmod sroce and rdma_rxe" test_unload
+ktap_finish

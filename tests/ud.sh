@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# UD QPs, address handles, the GSI QP and the RDMA CM over it: sroce to
-# sroce across a veth, then with rdma_rxe on the other end, both ways.
+# UD and UC QPs, address handles, the GSI QP and the RDMA CM over it:
+# sroce to sroce across a veth, then with rdma_rxe on the other end, both
+# ways.
 #
 #   init_net                              $NS
 #   +------------------------+            +------------------------+
@@ -14,7 +15,9 @@
 # sroce to sroce: the UD corner cases of sroce-rctest (GRH, source QP,
 # immediate data, Q_Key checks and drops, receive too small, AH of another
 # PD, message above the MTU), ibv_ud_pingpong -c, ib_send_bw/ib_send_lat
-# -c UD; over the RDMA CM (ib_cm on the GSI QP): rping -V, ucmatose,
+# -c UD; UC: sroce-rctest uc and uc-loss (20% of the packets lost from
+# sroce0 to sroce1: messages arrive whole or not at all), ibv_uc_pingpong
+# -c; over the RDMA CM (ib_cm on the GSI QP): rping -V, ucmatose,
 # udaddy, ib_write_bw -R, ib_send_lat -R, qperf -cm1 rc_bw and rc_lat.
 # Then sroce0 goes, rdma_rxe takes v0 (it holds UDP 4791 of init_net, so
 # both cannot be there at once) and the programs rxe supports run between
@@ -125,6 +128,19 @@ ud_pingpong() {
 	! grep -qi 'invalid data\|error' <<< "$PAIR_OUT" || fail "an error was reported"
 }
 
+# uc_pingpong WHERE SIZE: ibv_uc_pingpong -c, 50 iterations.
+uc_pingpong() {
+	local n=50
+	gids
+	sides "$1"
+	PORT=$((PORT + 1))
+	pair "$1" "tcp:$PORT" ibv_uc_pingpong -d "$SDEV" -g "$SG" -p "$PORT" -s "$2" -n "$n" -c \
+		-- ibv_uc_pingpong -d "$CDEV" -g "$CG" -p "$PORT" -s "$2" -n "$n" -c "$SIP"
+	[ "$(grep -c "^$((2 * n * $2)) bytes in" <<< "$PAIR_OUT")" -eq 2 ] ||
+		fail "both sides must report $((2 * n * $2)) bytes"
+	! grep -qi 'invalid data\|error' <<< "$PAIR_OUT" || fail "an error was reported"
+}
+
 # ud_perftest WHERE PROG SIZE ITERS ARGS...: a perftest over UD (-c UD).
 ud_perftest() {
 	local where=$1 prog=$2 size=$3 iters=$4
@@ -194,6 +210,25 @@ test_ud_pingpong() {
 	ud_pingpong ns 1024	# the path MTU: the GRH is not on the wire
 }
 
+test_rctest_uc() {
+	"$RCTEST" sroce0 sroce1 uc
+}
+
+test_rctest_uc_loss() {
+	local rc=0
+	modprobe sch_netem
+	tc qdisc add dev v0 root netem loss 20%
+	"$RCTEST" sroce0 sroce1 uc-loss || rc=$?
+	tc qdisc del dev v0 root
+	hw_counter sroce1 uc_drops
+	return "$rc"
+}
+
+test_uc_pingpong() {
+	uc_pingpong ns 1
+	uc_pingpong ns 65536
+}
+
 test_send_bw_ud() { ud_perftest ns ib_send_bw 1024 500; }
 test_send_lat_ud() { ud_perftest ns ib_send_lat 64 200; }
 test_rping() { rping_pair ns; }
@@ -237,6 +272,12 @@ test_rxe_ud_pingpong() {
 	ud_pingpong init 512
 }
 
+test_rxe_uc_pingpong() {
+	DEV0=rxe0
+	uc_pingpong ns 4096
+	uc_pingpong init 4096
+}
+
 test_rxe_send_bw_ud() {
 	DEV0=rxe0
 	ud_perftest ns ib_send_bw 1024 200
@@ -275,10 +316,13 @@ test_unload() {
 	modprobe -r rdma_rxe 2>/dev/null || true
 }
 
-ktap_plan 19
+ktap_plan 23
 run_test "module, veth, two sroce devices, a GSI QP on each" test_setup
 run_test "sroce-rctest ud: GRH, source QP, immediate, Q_Key, drops, local errors" test_rctest_ud
 run_test "ibv_ud_pingpong -c, 1 and 1024 bytes" test_ud_pingpong
+run_test "sroce-rctest uc: SEND, WRITE_WITH_IMM, no receive, READ refused" test_rctest_uc
+run_test "sroce-rctest uc-loss: 20% loss, messages whole or not at all" test_rctest_uc_loss
+run_test "ibv_uc_pingpong -c, 1 byte and 64 KiB" test_uc_pingpong
 run_test "ib_send_bw -c UD, 1024 bytes" test_send_bw_ud
 run_test "ib_send_lat -c UD, 64 bytes" test_send_lat_ud
 run_test "rping -V over the RDMA CM" test_rping
@@ -290,6 +334,7 @@ run_test "qperf -cm1 rc_bw and rc_lat" test_qperf
 run_test "sroce0 deleted with its GSI QP" test_sroce0_gone
 run_test "rdma_rxe on v0 (init_net), sroce1 in the namespace" test_rxe_setup
 run_test "rxe<->sroce: ibv_ud_pingpong -c, each side the server" test_rxe_ud_pingpong
+run_test "rxe<->sroce: ibv_uc_pingpong -c, each side the server" test_rxe_uc_pingpong
 run_test "rxe<->sroce: ib_send_bw -c UD, each side the server" test_rxe_send_bw_ud
 run_test "rxe<->sroce: rping -V, each side the server" test_rxe_rping
 run_test "rxe<->sroce: ucmatose, each side the server" test_rxe_ucmatose

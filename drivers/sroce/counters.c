@@ -53,7 +53,8 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	[SROCE_CNT_ACCESS_NAKS_SENT] = { .name = "access_naks_sent" },
 	[SROCE_CNT_BAD_RESPONSES] = { .name = "bad_responses" },
 	[SROCE_CNT_QKEY_DROPS] = { .name = "qkey_drops" },
-	[SROCE_CNT_UD_NO_RECV] = { .name = "ud_no_recv_drops" },
+	[SROCE_CNT_NO_RECV_DROPS] = { .name = "no_recv_drops" },
+	[SROCE_CNT_UC_DROPS] = { .name = "uc_drops" },
 };
 
 /**

@@ -45,7 +45,8 @@ enum sroce_counter {
 	SROCE_CNT_ACCESS_NAKS_SENT,	/* remote access errors refused */
 	SROCE_CNT_BAD_RESPONSES,	/* responses matching no request */
 	SROCE_CNT_QKEY_DROPS,		/* UD packets with a wrong Q_Key */
-	SROCE_CNT_UD_NO_RECV,		/* UD packets without a receive */
+	SROCE_CNT_NO_RECV_DROPS,	/* UD/UC messages without a receive */
+	SROCE_CNT_UC_DROPS,		/* UC packets of broken messages */
 	SROCE_CNT_NR,
 };
 

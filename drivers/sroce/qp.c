@@ -50,6 +50,7 @@ static int sroce_qp_check_init(struct ib_device *ibdev,
 
 	switch (init->qp_type) {
 	case IB_QPT_RC:
+	case IB_QPT_UC:
 	case IB_QPT_UD:
 		break;
 	case IB_QPT_GSI:
@@ -166,7 +167,7 @@ static void sroce_qp_free_queues(struct sroce_qp *qp)
 /**
  * sroce_qp_create() - ops.create_qp
  * @ibqp: allocated and zeroed by the core, pd, CQs and handlers set
- * @init: an RC or UD QP, or the GSI QP (QP1, kernel only), without SRQ
+ * @init: an RC, UC or UD QP, or the GSI QP (QP1, kernel only), without SRQ
  *	or creation flags; @init->cap is updated to what was granted
  * @udata: a user's struct sroce_create_qp_cmd / _resp, or NULL
  *

@@ -16,6 +16,7 @@
 #include <rdma/sroce-abi.h>
 
 #include "ah.h"
+#include "proto/opcode.h"
 #include "queue.h"
 
 struct sroce_dev;
@@ -362,6 +363,12 @@ static inline struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
 			  qp->swqe_size;
 }
 
+/* A reliable QP: its packets are acknowledged and sent again. */
+static inline bool sroce_qp_is_rc(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC;
+}
+
 /* A datagram QP: UD, or the GSI QP (QP1), which is UD on the wire. */
 static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
 {
@@ -376,6 +383,15 @@ static inline struct sroce_av *sroce_skb_av(struct sk_buff *skb)
 {
 	BUILD_BUG_ON(sizeof(struct sroce_av) > sizeof(skb->cb));
 	return (struct sroce_av *)skb->cb;
+}
+
+/* The transport of the QP's opcodes on the wire */
+static inline enum sroce_transport sroce_qp_transport(const struct sroce_qp *qp)
+{
+	if (sroce_qp_is_ud(qp))
+		return SROCE_TRANSPORT_UD;
+	return qp->ibqp.qp_type == IB_QPT_UC ? SROCE_TRANSPORT_UC :
+					      SROCE_TRANSPORT_RC;
 }
 
 static inline struct sroce_cq *sroce_qp_send_cq(struct sroce_qp *qp)

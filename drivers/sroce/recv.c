@@ -128,7 +128,7 @@ static enum sroce_rx_reason sroce_skb_check_qp(struct sroce_qp *qp,
 	if (sroce_qp_is_ud(qp))
 		return sroce_pkt_check_qp(pkt, SROCE_TRANSPORT_UD,
 					  SROCE_MAX_PMTU);
-	r = sroce_pkt_check_qp(pkt, SROCE_TRANSPORT_RC, qp->pmtu);
+	r = sroce_pkt_check_qp(pkt, sroce_qp_transport(qp), qp->pmtu);
 	if (r != SROCE_RX_OK)
 		return r;
 	/* Only the peer of the path talks to a connected QP. */

@@ -212,9 +212,15 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 	w->compare_add = u.compare_add;
 	w->swap = u.swap;
 
-	/* A datagram QP only sends (ibv_post_send(3)). */
-	if (sroce_qp_is_ud(qp) && u.opcode != IB_UVERBS_WR_SEND &&
-	    u.opcode != IB_UVERBS_WR_SEND_WITH_IMM) {
+	/*
+	 * A datagram QP only sends; an unreliable connection has no READ,
+	 * atomics or SEND_WITH_INV (ibv_post_send(3), IBTA 9.2).
+	 */
+	if ((sroce_qp_is_ud(qp) && u.opcode != IB_UVERBS_WR_SEND &&
+	     u.opcode != IB_UVERBS_WR_SEND_WITH_IMM) ||
+	    (qp->ibqp.qp_type == IB_QPT_UC &&
+	     (sroce_req_is_rd(u.opcode) ||
+	      u.opcode == IB_UVERBS_WR_SEND_WITH_INV))) {
 		status = IB_WC_LOC_QP_OP_ERR;
 		goto out;
 	}
@@ -368,7 +374,7 @@ static int sroce_req_seg(struct sroce_qp *qp, const struct sroce_swqe *w,
 					    sroce_req_msg_op(w->opcode),
 					    w->length, sroce_req_ud_pmtu(qp), 0,
 					    seg);
-		return sroce_seg_at(SROCE_TRANSPORT_RC,
+		return sroce_seg_at(sroce_qp_transport(qp),
 				    sroce_req_msg_op(w->opcode), w->length,
 				    qp->pmtu, qp->cur_off, seg);
 	}
@@ -419,7 +425,8 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 		h.deth.qkey = w->qkey;
 		h.deth.sqpn = qp->ibqp.qp_num;
 		*sroce_skb_av(skb) = w->av;
-	} else if ((info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) &&
+	} else if (sroce_qp_is_rc(qp) &&
+		   (info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) &&
 		   (seg.last ||
 		    ++qp->ackreq_gap >= min_t(u32, SROCE_REQ_ACK_EVERY,
 					      qp->cwnd / 2))) {
@@ -610,8 +617,8 @@ static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
 		if (sroce_req_build_one(qp, w, list))
 			break;	/* no memory: the ACK timer retries */
 		n++;
-		if (sroce_qp_is_ud(qp)) {
-			/* Sent is done: nothing acknowledges a datagram. */
+		if (!sroce_qp_is_rc(qp)) {
+			/* Sent is done: nothing acknowledges UD or UC. */
 			qp->psn_una = qp->psn_next;
 			sroce_comp_retire(qp, nfy);
 		}

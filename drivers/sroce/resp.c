@@ -61,9 +61,14 @@
 /* The ACK syndrome: no end-to-end credits, as rdma_rxe and most NICs. */
 #define SROCE_RESP_SYN_ACK	sroce_aeth_syn_ack(SROCE_AETH_CREDIT_INVALID)
 
-/* Decide the ACK or NAK to send for @psn (the last decision counts). */
+/*
+ * Decide the ACK or NAK to send for @psn (the last decision counts).  UC
+ * acknowledges nothing.
+ */
 static void sroce_resp_set_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 {
+	if (!sroce_qp_is_rc(qp))
+		return;
 	qp->ack.send = true;
 	qp->ack.syndrome = syndrome;
 	qp->ack.psn = psn;
@@ -121,6 +126,21 @@ static void sroce_resp_fail(struct sroce_qp *qp, enum sroce_nak_code code,
 			    u8 status, const struct sroce_pkt *pkt,
 			    struct sroce_nfy *nfy)
 {
+	if (!sroce_qp_is_rc(qp) && code != SROCE_NAK_REMOTE_OP) {
+		/*
+		 * UC: the sender learns nothing and the connection stays; the
+		 * message is dropped (a receive it was filling completes with
+		 * @status).  Only a bad receive WQE, the consumer's own fault,
+		 * ends the QP as on RC.
+		 */
+		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_UC_DROPS);
+		if (qp->in_msg)
+			sroce_resp_complete(qp, status, IB_WC_RECV, 0, pkt,
+					    NULL, nfy);
+		sroce_resp_end_write(qp);
+		qp->epsn = sroce_psn_add(pkt->bth.psn, 1);
+		return;
+	}
 	sroce_resp_set_ack(qp, sroce_aeth_syn_nak(code), pkt->bth.psn);
 	if (code == SROCE_NAK_REMOTE_ACCESS)
 		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_ACCESS_NAKS_SENT);
@@ -264,7 +284,7 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	ret = sroce_resp_take_rwqe(qp);
 	if (!ret) {
-		sroce_stats_inc(stats, SROCE_CNT_UD_NO_RECV);
+		sroce_stats_inc(stats, SROCE_CNT_NO_RECV_DROPS);
 		return;
 	}
 	if (ip_hdr(skb)->version == 6) {
@@ -311,6 +331,42 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_qp_error(qp, nfy);
 }
 
+static void sroce_resp_drop(struct sroce_qp *qp, bool responses);
+
+/*
+ * UC: whether to execute a packet; lock held.  Nothing is acknowledged or
+ * sent again, so a PSN other than the expected one means packets were
+ * lost: the message in progress is dropped whole (a receive it was filling
+ * is taken again by the next message, which overwrites it; no completion),
+ * and packets are dropped until a message begins.  A packet executed is
+ * then the expected one.
+ */
+static bool sroce_resp_uc_accept(struct sroce_qp *qp,
+				 const struct sroce_pkt *pkt)
+{
+	u32 flags = pkt->info->flags;
+	bool inside = (flags & SROCE_OPF_SEND) ? qp->in_msg : qp->in_write;
+
+	if (pkt->bth.psn != qp->epsn) {
+		if (qp->in_msg || qp->in_write)
+			sroce_stats_inc(qp->sdev->stats, SROCE_CNT_UC_DROPS);
+		sroce_resp_drop(qp, false);
+		inside = false;
+		qp->epsn = pkt->bth.psn;
+	}
+	if ((flags & SROCE_OPF_FIRST) && (qp->in_msg || qp->in_write)) {
+		/* The last packet of the message before never came. */
+		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_UC_DROPS);
+		sroce_resp_drop(qp, false);
+	} else if (!(flags & SROCE_OPF_FIRST) && !inside) {
+		/* The rest of a message whose beginning was lost */
+		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_UC_DROPS);
+		qp->epsn = sroce_psn_add(pkt->bth.psn, 1);
+		return false;
+	}
+	return true;
+}
+
 /* Execute the expected SEND packet; lock held. */
 static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 			    const struct sroce_pkt *pkt,
@@ -322,6 +378,13 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (flags & SROCE_OPF_FIRST) {
 		ret = sroce_resp_take_rwqe(qp);
+		if (!ret && !sroce_qp_is_rc(qp)) {
+			/* UC: the message is dropped (its rest too). */
+			sroce_stats_inc(qp->sdev->stats,
+					SROCE_CNT_NO_RECV_DROPS);
+			qp->epsn = sroce_psn_add(pkt->bth.psn, 1);
+			return;
+		}
 		if (!ret) {
 			sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RNR_NAK_SENT);
 			sroce_resp_set_ack(qp,
@@ -800,6 +863,8 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_resp_ud(qp, skb, pkt, &nfy);
 		goto out_unlock;
 	}
+	if (qp->ibqp.qp_type == IB_QPT_UC && !sroce_resp_uc_accept(qp, pkt))
+		goto out_unlock;
 
 	switch (sroce_psn_classify(pkt->bth.psn, qp->epsn)) {
 	case SROCE_PSN_DUPLICATE:

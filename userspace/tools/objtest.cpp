@@ -600,8 +600,8 @@ int check_qp_errors(ibv_context *ctx)
 		      "max_sge + 1 SGEs"));
 	CHECK(refused(make_qp(pd, cq, IBV_QPT_RC, 4, 1, 1U << 20), EINVAL,
 		      "1 MiB of inline data"));
-	CHECK(refused(make_qp(pd, cq, IBV_QPT_UC, 4, 1, 0), EOPNOTSUPP,
-		      "UC QP (not yet)"));
+	CHECK(refused(make_qp(pd, cq, IBV_QPT_RAW_PACKET, 4, 1, 0), EOPNOTSUPP,
+		      "raw packet QP"));
 
 	/* Malformed driver data of CREATE_QP. */
 	const sroce_create_qp_cmd good{

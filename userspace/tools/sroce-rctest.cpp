@@ -50,11 +50,18 @@
  *   ud          UD QPs with address handles: the GRH (the IPv4 header) in
  *               the first 40 bytes, source QP, immediate data; a wrong
  *               Q_Key and a missing receive drop the datagram (counted by
- *               sroce's qkey_drops / ud_no_recv_drops when the device has
+ *               sroce's qkey_drops / no_recv_drops when the device has
  *               them); a Q_Key with the high bit set means the sender
  *               QP's own; a receive too small completes with
  *               IBV_WC_LOC_LEN_ERR and the QP works on; an AH of another
  *               PD or a message above the MTU fails the send locally
+ *   uc          UC QPs: multi-packet SEND and RDMA WRITE_WITH_IMM arrive
+ *               whole; a SEND without a receive posted is dropped (the
+ *               next message takes the receive); READ is refused locally
+ *   uc-loss     run with packets lost from A to B (tests/ud.sh sets netem
+ *               loss): 200 three-packet SENDs, each tagged by its
+ *               immediate; B gets some, each whole and right, never part
+ *               of one, and not all
  *   all         every check above, in this order
  *
  * Waits are multiplied by SROCE_TIMEOUT_SCALE (tests/lib.sh).
@@ -2188,14 +2195,14 @@ bool check_ud(device &da, device &db)
 	REQUIRE(expect_datagram(a, b, 8, 0, 100, 8));
 
 	std::printf("no receive posted: dropped, not kept for later\n");
-	before = hw_counter(db, "ud_no_recv_drops");
+	before = hw_counter(db, "no_recv_drops");
 	REQUIRE(post_ud(a, 9, ah.get(), bqpn, ud_qkey, 0, 100) == 0);
 	REQUIRE(expect_wc("A send", a.scq.get(), 9, IBV_WC_SUCCESS,
 			  IBV_WC_SEND));
 	usleep(static_cast<useconds_t>(300000 * scale));
 	REQUIRE(post_recv(b, 9, 0, 4096 + grh_len) == 0);
 	no_wc("B, datagram that found no receive", b.rcq.get(), 300);
-	counter_moved(db, "ud_no_recv_drops", before);
+	counter_moved(db, "no_recv_drops", before);
 
 	std::printf("an AH of another PD: IBV_WC_LOC_QP_OP_ERR\n");
 	pd_ptr pd2(ibv_alloc_pd(da.ctx.get()));
@@ -2214,6 +2221,189 @@ bool check_ud(device &da, device &db)
 	REQUIRE(expect_wc("A send", a.scq.get(), 11, IBV_WC_LOC_LEN_ERR,
 			  IBV_WC_SEND));
 	no_wc("B, the send that failed", b.rcq.get(), 300);
+	return true;
+}
+
+/* ---- uc ----------------------------------------------------------------------- */
+
+/* Both UC QPs from RESET to RTS, each pointing at the other. */
+bool uc_connect(endpoint &a, endpoint &b)
+{
+	constexpr int rtr = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+	a.psn = next_psn();
+	b.psn = next_psn();
+	for (endpoint *e : {&a, &b}) {
+		endpoint &peer = e == &a ? b : a;
+		ibv_qp_attr at = rtr_attr(*e, peer);
+
+		REQUIRE(to_init(e->qp.get(), e->opts.qp_access) == 0);
+		REQUIRE(ibv_modify_qp(e->qp.get(), &at, rtr) == 0);
+	}
+	for (endpoint *e : {&a, &b}) {
+		ibv_qp_attr at{};
+
+		at.qp_state = IBV_QPS_RTS;
+		at.sq_psn = e->psn;
+		REQUIRE(ibv_modify_qp(e->qp.get(), &at,
+				      IBV_QP_STATE | IBV_QP_SQ_PSN) == 0);
+	}
+	return true;
+}
+
+bool make_uc_pair(endpoint &a, endpoint &b, device &da, device &db)
+{
+	qp_opts o;
+
+	o.type = IBV_QPT_UC;
+	o.recv_wr = 256;
+	o.send_wr = 256;
+	o.cqe = 512;
+	o.buf_size = std::size_t{1} << 20;
+	o.mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	o.qp_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	REQUIRE(make_endpoint(a, da, o));
+	REQUIRE(make_endpoint(b, db, o));
+	return uc_connect(a, b);
+}
+
+bool check_uc(device &da, device &db)
+{
+	endpoint a, b;
+
+	REQUIRE(make_uc_pair(a, b, da, db));
+	std::printf("a SEND of 3000 bytes (3 packets)\n");
+	fill(a.buf.data(), 3000, 1);
+	REQUIRE(post_recv(b, 1, 0, 8192) == 0);
+	REQUIRE(post_send(a, 1, 0, 3000) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 1, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	const std::optional<ibv_wc> wc = expect_wc("B receive", b.rcq.get(), 1,
+						   IBV_WC_SUCCESS, IBV_WC_RECV);
+	REQUIRE(wc.has_value());
+	CHECK(wc->byte_len == 3000);
+	CHECK(mismatch(b.buf.data(), 3000, 1) == -1);
+
+	std::printf("RDMA WRITE_WITH_IMM of 5000 bytes\n");
+	fill(a.buf.data(), 5000, 2);
+	REQUIRE(post_recv(b, 2, 0, 0) == 0);
+	{
+		ibv_sge sge{a.addr(0), 5000, a.mr->lkey};
+		ibv_send_wr wr{};
+		ibv_send_wr *bad = nullptr;
+
+		wr.wr_id = 2;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.imm_data = htonl(0x5150);
+		wr.wr.rdma.remote_addr = b.addr(65536);
+		wr.wr.rdma.rkey = b.mr->rkey;
+		REQUIRE(ibv_post_send(a.qp.get(), &wr, &bad) == 0);
+	}
+	REQUIRE(expect_wc("A write", a.scq.get(), 2, IBV_WC_SUCCESS,
+			  IBV_WC_RDMA_WRITE));
+	const std::optional<ibv_wc> wi =
+		expect_wc("B receive", b.rcq.get(), 2, IBV_WC_SUCCESS,
+			  IBV_WC_RECV_RDMA_WITH_IMM);
+	REQUIRE(wi.has_value());
+	CHECK(ntohl(wi->imm_data) == 0x5150);
+	CHECK(mismatch(b.buf.data() + 65536, 5000, 2) == -1);
+
+	std::printf("no receive posted: the SEND is dropped\n");
+	const long long before = hw_counter(db, "no_recv_drops");
+	fill(a.buf.data(), 3000, 3);
+	REQUIRE(post_send(a, 3, 0, 3000) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 3, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	usleep(static_cast<useconds_t>(300000 * scale));
+	counter_moved(db, "no_recv_drops", before);
+	REQUIRE(post_recv(b, 4, 0, 8192) == 0);
+	no_wc("B, the SEND that found no receive", b.rcq.get(), 300);
+	fill(a.buf.data(), 2000, 4);
+	REQUIRE(post_send(a, 4, 0, 2000) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 4, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	const std::optional<ibv_wc> w4 = expect_wc("B receive", b.rcq.get(), 4,
+						   IBV_WC_SUCCESS, IBV_WC_RECV);
+	REQUIRE(w4.has_value());
+	CHECK(w4->byte_len == 2000);
+	CHECK(mismatch(b.buf.data(), 2000, 4) == -1);
+
+	std::printf("RDMA READ on UC: refused locally\n");
+	{
+		ibv_sge sge{a.addr(0), 64, a.mr->lkey};
+		ibv_send_wr wr{};
+		ibv_send_wr *bad = nullptr;
+
+		wr.wr_id = 5;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_RDMA_READ;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = b.addr(0);
+		wr.wr.rdma.rkey = b.mr->rkey;
+		const int ret = ibv_post_send(a.qp.get(), &wr, &bad);
+		CHECK(ret == EINVAL || ret == EOPNOTSUPP);
+	}
+	return true;
+}
+
+bool check_uc_loss(device &da, device &db)
+{
+	constexpr std::uint32_t n = 200, len = 3000;
+	endpoint a, b;
+	std::uint32_t got = 0;
+
+	REQUIRE(make_uc_pair(a, b, da, db));
+	for (std::uint32_t i = 0; i < n; ++i)
+		REQUIRE(post_recv(b, i, std::size_t{i % 64} * 4096, 4096) == 0);
+	/* One message at a time in A's buffer: each is sent before the next
+	 * is written (signaled, waited for). */
+	for (std::uint32_t i = 0; i < n; ++i) {
+		fill(a.buf.data() + std::size_t{i % 64} * 4096, len, 1000 + i);
+		ibv_sge sge{a.addr(std::size_t{i % 64} * 4096), len,
+			    a.mr->lkey};
+		REQUIRE(post_sges(a, i, &sge, 1, IBV_WR_SEND_WITH_IMM,
+				  IBV_SEND_SIGNALED, htonl(i)) == 0);
+		REQUIRE(expect_wc("A send", a.scq.get(), i, IBV_WC_SUCCESS,
+				  IBV_WC_SEND, false));
+		/* B's completions so far: each a whole message, in order. */
+		for (;;) {
+			const std::optional<ibv_wc> wc =
+				wait_wc(b.rcq.get(), 0);
+			if (!wc)
+				break;
+			const std::uint32_t msg = ntohl(wc->imm_data);
+			const unsigned char *p =
+				b.buf.data() + (wc->wr_id % 64) * 4096;
+			EXPECT(wc->status == IBV_WC_SUCCESS &&
+				       wc->byte_len == len && msg < n,
+			       "receive %" PRIu64 ": status %d byte_len %u "
+			       "message %u",
+			       wc->wr_id, wc->status, wc->byte_len, msg);
+			EXPECT(mismatch(p, len, 1000 + msg) == -1,
+			       "receive %" PRIu64 " holds message %u with "
+			       "bytes of another",
+			       wc->wr_id, msg);
+			++got;
+		}
+		usleep(2000);
+	}
+	usleep(static_cast<useconds_t>(300000 * scale));
+	for (;;) {
+		const std::optional<ibv_wc> wc = wait_wc(b.rcq.get(), 0);
+		if (!wc)
+			break;
+		EXPECT(wc->status == IBV_WC_SUCCESS && wc->byte_len == len,
+		       "late receive: status %d byte_len %u", wc->status,
+		       wc->byte_len);
+		++got;
+	}
+	std::printf("%u of %u messages arrived, each whole\n", got, n);
+	CHECK(got > 0);
+	CHECK(got < n);
 	return true;
 }
 
@@ -2238,6 +2428,8 @@ constexpr check checks[] = {
 	{"rd-limit", check_rd_limit},
 	{"rereg", check_rereg},
 	{"ud", check_ud},
+	{"uc", check_uc},
+	{"uc-loss", check_uc_loss},
 };
 
 bool run(const check &c, device &a, device &b)

@@ -79,6 +79,7 @@
  * @qp_xa: queue pairs by number (qp.c); the xarray's lock guards insertion
  *	and removal, lookups run under RCU.
  * @qp_next: cursor of the cyclic QP number allocation, under @qp_xa's lock.
+ * @srq_count: live shared receive queues; atomic, bounded by SROCE_MAX_SRQ.
  * @net: the namespace of @ndev at creation, whose UDP sockets the device
  *	holds (net.c: sroce_net_get() before allocation, sroce_net_put() in
  *	sroce_dev_dealloc()).  Constant.
@@ -102,6 +103,7 @@ struct sroce_dev {
 	atomic_t qp_count;
 	struct xarray qp_xa;
 	u32 qp_next;
+	atomic_t srq_count;
 	struct net *net;
 	struct sroce_stats __percpu *stats;
 };
@@ -175,5 +177,6 @@ int sroce_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata);
 #include "mr.h"
 #include "mw.h"
 #include "qp.h"
+#include "srq.h"
 
 #endif /* SROCE_H */

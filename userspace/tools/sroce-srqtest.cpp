@@ -30,9 +30,13 @@
  *               flushed, and they serve the other QP, in order
  *   bad-input   create with max_wr 0 or beyond max_srq_wr, or max_sge
  *               beyond max_srq_sge, fails; modify with a limit above
- *               max_wr fails with EINVAL and a resize with EOPNOTSUPP,
- *               the SRQ unchanged; destroying an SRQ a QP uses fails with
- *               EBUSY, and works once the QP is gone
+ *               max_wr fails with EINVAL, a resize with EOPNOTSUPP and
+ *               an unknown attribute with EINVAL, the SRQ unchanged;
+ *               destroying an SRQ a QP uses fails with EBUSY, and works
+ *               once the QP is gone; CREATE_SRQ as a raw command with a
+ *               missing or malformed driver tail, or no room for the
+ *               driver response, fails with EINVAL (the same command
+ *               with a good tail succeeds)
  *   all         every check above, in this order
  *
  * Waits are multiplied by SROCE_TIMEOUT_SCALE (tests/lib.sh).
@@ -55,6 +59,8 @@
 #include <vector>
 
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/sroce-abi.h>
 
 namespace {
 
@@ -705,6 +711,100 @@ bool check_error(device &da, device &db)
 	return true;
 }
 
+/* CREATE_SRQ as a raw write() command, with a driver tail of our choosing. */
+struct raw_create_srq {
+	ib_uverbs_cmd_hdr hdr;
+	/* struct ib_uverbs_create_srq, which ends in a flexible array */
+	std::uint64_t response;
+	std::uint64_t user_handle;
+	std::uint32_t pd_handle, max_wr, max_sge, srq_limit;
+	sroce_create_srq_cmd drv;
+	std::uint64_t extra;
+};
+static_assert(offsetof(raw_create_srq, drv) == 40);
+
+/* 0 if the kernel accepted the command, else the errno of write(). */
+int raw_create(ibv_pd *pd, std::size_t in_bytes, std::size_t out_bytes,
+	       const sroce_create_srq_cmd &drv, std::uint64_t extra)
+{
+	alignas(8) unsigned char resp[sizeof(ib_uverbs_create_srq_resp) +
+				      sizeof(sroce_create_srq_resp)] = {};
+	raw_create_srq cmd{};
+
+	cmd.hdr.command = IB_USER_VERBS_CMD_CREATE_SRQ;
+	cmd.hdr.in_words = static_cast<std::uint16_t>(in_bytes / 4);
+	cmd.hdr.out_words = static_cast<std::uint16_t>(out_bytes / 4);
+	cmd.response = reinterpret_cast<std::uintptr_t>(resp);
+	cmd.pd_handle = pd->handle;
+	cmd.max_wr = 4;
+	cmd.max_sge = 1;
+	cmd.drv = drv;
+	cmd.extra = extra;
+	if (write(pd->context->cmd_fd, &cmd, in_bytes) !=
+	    static_cast<ssize_t>(in_bytes))
+		return errno;
+
+	/* Accepted: destroy it again, or its PD could not go. */
+	ib_uverbs_create_srq_resp core{};
+	std::memcpy(&core, resp, sizeof(core));
+	struct {
+		ib_uverbs_cmd_hdr hdr;
+		ib_uverbs_destroy_srq core;
+	} destroy{};
+	ib_uverbs_destroy_srq_resp dresp{};
+	destroy.hdr.command = IB_USER_VERBS_CMD_DESTROY_SRQ;
+	destroy.hdr.in_words = sizeof(destroy) / 4;
+	destroy.hdr.out_words = sizeof(dresp) / 4;
+	destroy.core.response = reinterpret_cast<std::uintptr_t>(&dresp);
+	destroy.core.srq_handle = core.srq_handle;
+	if (write(pd->context->cmd_fd, &destroy, sizeof(destroy)) !=
+	    static_cast<ssize_t>(sizeof(destroy))) {
+		std::printf("FAILED: raw DESTROY_SRQ: %s\n",
+			    std::strerror(errno));
+		++failures;
+	}
+	return 0;
+}
+
+bool raw_is(int err, int expected, const char *what)
+{
+	std::printf("  raw CREATE_SRQ, %s: %s\n", what,
+		    err != 0 ? std::strerror(err) : "accepted");
+	return err == expected;
+}
+
+bool check_raw_create(ibv_pd *pd)
+{
+	const sroce_create_srq_cmd good{
+		.recv_wqe_size = sizeof(sroce_recv_wqe),
+		.reserved = 0,
+	};
+	constexpr std::size_t core_in = 40;
+	constexpr std::size_t full_in = core_in + sizeof(sroce_create_srq_cmd);
+	constexpr std::size_t core_out = sizeof(ib_uverbs_create_srq_resp);
+	constexpr std::size_t full_out =
+		core_out + sizeof(sroce_create_srq_resp);
+	sroce_create_srq_cmd bad = good;
+
+	CHECK(raw_is(raw_create(pd, core_in, full_out, good, 0), EINVAL,
+		     "no driver command"));
+	CHECK(raw_is(raw_create(pd, full_in, core_out, good, 0), EINVAL,
+		     "no room for the driver response"));
+	bad.recv_wqe_size = 32;
+	CHECK(raw_is(raw_create(pd, full_in, full_out, bad, 0), EINVAL,
+		     "wrong receive WQE size"));
+	bad = good;
+	bad.reserved = 1;
+	CHECK(raw_is(raw_create(pd, full_in, full_out, bad, 0), EINVAL,
+		     "reserved field set"));
+	CHECK(raw_is(raw_create(pd, full_in + 8, full_out, good, 1), EINVAL,
+		     "unknown trailing data"));
+	/* The command itself is right: with a good tail it works. */
+	CHECK(raw_is(raw_create(pd, full_in + 8, full_out, good, 0), 0,
+		     "good tail, zero trailing data"));
+	return true;
+}
+
 bool check_bad_input(device &da, device &db)
 {
 	(void)da;
@@ -732,6 +832,7 @@ bool check_bad_input(device &da, device &db)
 	ibv_srq_attr resize{};
 	resize.max_wr = before.max_wr * 2;
 	CHECK(ibv_modify_srq(srq, &resize, IBV_SRQ_MAX_WR) == EOPNOTSUPP);
+	CHECK(ibv_modify_srq(srq, &resize, 1 << 5) == EINVAL);
 	const ibv_srq_attr after = query(srq);
 	CHECK(after.max_wr == before.max_wr &&
 	      after.max_sge == before.max_sge && after.srq_limit == 4);
@@ -745,7 +846,7 @@ bool check_bad_input(device &da, device &db)
 	CHECK(query(srq).max_wr == before.max_wr);
 	qp.reset();
 	CHECK(ibv_destroy_srq(b.srq.release()) == 0);
-	return true;
+	return check_raw_create(pd);
 }
 
 /* ---- main ------------------------------------------------------------------ */

@@ -61,6 +61,7 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	atomic_set(&sdev->pd_count, 0);
 	atomic_set(&sdev->cq_count, 0);
 	atomic_set(&sdev->qp_count, 0);
+	atomic_set(&sdev->srq_count, 0);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
 	sdev->qp_next = SROCE_QPN_MIN;
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
@@ -135,6 +136,7 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 	WARN_ON(atomic_read(&sdev->pd_count));
 	WARN_ON(atomic_read(&sdev->cq_count));
 	WARN_ON(atomic_read(&sdev->qp_count));
+	WARN_ON(atomic_read(&sdev->srq_count));
 	WARN_ON(!xa_empty(&sdev->qp_xa));
 	xa_destroy(&sdev->qp_xa);
 	WARN_ON(!xa_empty(&sdev->ah_xa));
@@ -155,9 +157,9 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
  * @attr: filled in
  * @udata: driver-specific input and output; sroce has none
  *
- * Only what works is advertised.  Objects that do not exist yet (SRQ,
- * multicast) have limits of 0, and no capability flag describes a feature
- * of theirs.
+ * Only what works is advertised.  Objects that do not exist yet
+ * (multicast) have limits of 0, and no capability flag describes a
+ * feature of theirs.  SRQs cannot be resized (no IB_DEVICE_SRQ_RESIZE).
  *
  * Return: 0, or -EINVAL when user space passes driver data.
  */
@@ -198,6 +200,9 @@ int sroce_dev_query(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = SROCE_MAX_QP * SROCE_MAX_RD_ATOMIC;
 	attr->max_ah = SROCE_MAX_AH;
+	attr->max_srq = SROCE_MAX_SRQ;
+	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
+	attr->max_srq_sge = SROCE_MAX_SGE;
 	/* Atomic among the device's own atomics (mr.c: sroce_mr_atomic()). */
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->local_ca_ack_delay = 15;

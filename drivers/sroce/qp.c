@@ -63,7 +63,15 @@ static int sroce_qp_check_init(struct ib_device *ibdev,
 			  init->qp_type);
 		return -EOPNOTSUPP;
 	}
-	if (init->srq || init->create_flags || init->rwq_ind_tbl)
+	if (init->create_flags || init->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	/*
+	 * SRQs serve RC QPs.  UD and UC drop a message whose receive they
+	 * took (no receive is lost from their own queue, which they take
+	 * again); from an SRQ the WQE would be lost to every QP.
+	 */
+	if (init->srq && (init->srq->srq_type != IB_SRQT_BASIC ||
+			  init->qp_type != IB_QPT_RC))
 		return -EOPNOTSUPP;
 	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
 	    cap->max_recv_wr > SROCE_MAX_QP_WR ||
@@ -122,9 +130,12 @@ static int sroce_qp_alloc_queues(struct sroce_qp *qp,
 	ret = sroce_queue_init(&qp->sq, udata, sq_entries, sq_esize);
 	if (ret)
 		return ret;
-	ret = sroce_queue_init(&qp->rq, udata, rq_entries, rq_esize);
-	if (ret)
-		goto err_destroy_sq;
+	/* With an SRQ (srq.c) there is no receive queue. */
+	if (!init->srq) {
+		ret = sroce_queue_init(&qp->rq, udata, rq_entries, rq_esize);
+		if (ret)
+			goto err_destroy_sq;
+	}
 
 	/* What the entries hold may exceed what was asked for. */
 	cap->max_send_wr = sq_entries;
@@ -136,6 +147,10 @@ static int sroce_qp_alloc_queues(struct sroce_qp *qp,
 				     sq_esize - sizeof(struct sroce_send_wqe));
 	cap->max_recv_sge = (rq_esize - sizeof(struct sroce_recv_wqe)) /
 			    sizeof(struct sroce_sge);
+	if (init->srq) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
 	qp->cap = *cap;
 
 	qp->swqe_size = ALIGN(max(struct_size((struct sroce_swqe *)NULL, sge,
@@ -167,11 +182,12 @@ static void sroce_qp_free_queues(struct sroce_qp *qp)
 /**
  * sroce_qp_create() - ops.create_qp
  * @ibqp: allocated and zeroed by the core, pd, CQs and handlers set
- * @init: an RC, UC or UD QP, or the GSI QP (QP1, kernel only), without SRQ
- *	or creation flags; @init->cap is updated to what was granted
+ * @init: an RC, UC or UD QP, or the GSI QP (QP1, kernel only), without
+ *	creation flags; an RC QP may take its receives from an SRQ (then it
+ *	has no receive queue); @init->cap is updated to what was granted
  * @udata: a user's struct sroce_create_qp_cmd / _resp, or NULL
  *
- * Return: 0, -EOPNOTSUPP for another QP type, an SRQ or creation flags,
+ * Return: 0, -EOPNOTSUPP for another QP type, an XRC SRQ or creation flags,
  * -EINVAL for capabilities beyond the limits or a bad command, -ENOMEM
  * (also beyond SROCE_MAX_QP QPs or QP numbers), -EBUSY for a second GSI
  * QP, -EFAULT.
@@ -185,6 +201,11 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int ret;
 
+	/* Receives come from the SRQ: the receive capabilities do not count. */
+	if (init->srq) {
+		init->cap.max_recv_wr = 0;
+		init->cap.max_recv_sge = 0;
+	}
 	ret = sroce_qp_check_init(ibqp->device, init, udata);
 	if (ret)
 		return ret;
@@ -232,7 +253,8 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	if (udata) {
 		sroce_queue_get_info(&qp->sq, &resp.sq);
-		sroce_queue_get_info(&qp->rq, &resp.rq);
+		if (!init->srq)
+			sroce_queue_get_info(&qp->rq, &resp.rq);
 		resp.max_inline_data = qp->cap.max_inline_data;
 		ret = ib_copy_to_udata(udata, &resp,
 				       min(udata->outlen, sizeof(resp)));
@@ -315,6 +337,10 @@ void sroce_qp_notify(struct sroce_nfy *nfy)
 		sroce_cq_signal(nfy->cq[0]);
 	if (nfy->cq[1] && nfy->cq[1] != nfy->cq[0])
 		sroce_cq_signal(nfy->cq[1]);
+	if (nfy->srq_limit)
+		sroce_srq_limit_event(nfy->srq_limit);
+	if (nfy->last_wqe)
+		sroce_srq_last_wqe_event(nfy->last_wqe);
 }
 
 /**
@@ -460,6 +486,9 @@ void sroce_qp_error(struct sroce_qp *qp, struct sroce_nfy *nfy)
 	lockdep_assert_held(&qp->lock);
 	if (qp->state == IB_QPS_RESET)
 		return;
+	/* Once: the SRQ's WQEs stay, the QP takes none any more (srq.c). */
+	if (qp->ibqp.srq && qp->state != IB_QPS_ERR)
+		nfy->last_wqe = qp;
 	qp->state = IB_QPS_ERR;
 	qp->attr.qp_state = IB_QPS_ERR;
 	qp->rnr_wait = false;
@@ -495,8 +524,10 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	WRITE_ONCE(*qp->sq.producer, 0);
 	WRITE_ONCE(*qp->sq.consumer, 0);
 	WRITE_ONCE(*qp->sq.notify, SROCE_SQ_NOTIFY_DOORBELL);
-	WRITE_ONCE(*qp->rq.producer, 0);
-	WRITE_ONCE(*qp->rq.consumer, 0);
+	if (!qp->ibqp.srq) {
+		WRITE_ONCE(*qp->rq.producer, 0);
+		WRITE_ONCE(*qp->rq.consumer, 0);
+	}
 }
 
 /* Attributes sroce accepts in modify_qp at all (on top of the core's table) */
@@ -735,6 +766,7 @@ int sroce_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->qp_context = ibqp->qp_context;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
 	init->cap = qp->cap;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR :
 					     IB_SIGNAL_REQ_WR;
@@ -951,7 +983,8 @@ out_unlock:
  * POST_RECV command is not offered).  In the ERROR state the requests
  * complete at once with IB_WC_WR_FLUSH_ERR (ib_drain_rq() relies on it).
  *
- * Return: 0, -EINVAL (RESET state, too many SGEs), -ENOMEM (queue full).
+ * Return: 0, -EINVAL (RESET state, a QP with an SRQ, too many SGEs),
+ * -ENOMEM (queue full).
  */
 int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr)
@@ -963,7 +996,7 @@ int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	u32 prod;
 
 	spin_lock_irqsave(&qp->lock, flags);
-	if (qp->state == IB_QPS_RESET || qp->user) {
+	if (qp->state == IB_QPS_RESET || qp->user || qp->ibqp.srq) {
 		ret = -EINVAL;
 		goto out_unlock;
 	}

@@ -23,6 +23,7 @@ struct sroce_dev;
 struct sroce_cq;
 struct sroce_mr;
 struct sroce_pkt;
+struct sroce_srq;
 
 /* Capabilities of a QP (query_device reports them). */
 #define SROCE_MAX_QP		0x10000
@@ -231,7 +232,8 @@ enum sroce_qp_flag {
  * @state: the IBTA state
  * @destroyed: destroy_qp has begun: timers and work do nothing
  * @sq: the send queue ring; user space (or sroce_qp_post_send()) produces
- * @rq: the receive queue ring, likewise
+ * @rq: the receive queue ring, likewise; unused (zeroed) for a QP with an
+ *	SRQ (ibqp.srq), whose responder takes WQEs from the SRQ (srq.c)
  * @swqe: the kernel's copies of fetched send WQEs, by slot (sroce_swqe_at())
  * @swqe_size: bytes per entry of @swqe
  * @sq_head: index of the next WQE to fetch from @sq
@@ -405,11 +407,14 @@ static inline struct sroce_cq *sroce_qp_recv_cq(struct sroce_qp *qp)
 }
 
 /*
- * CQs whose completion handler must run once the QP lock is dropped:
- * collected by the engine while it holds the lock.
+ * CQs whose completion handler must run once the QP lock is dropped, and
+ * the SRQ events to report then (srq.c): collected by the engine while it
+ * holds the lock.
  */
 struct sroce_nfy {
 	struct sroce_cq *cq[2];
+	struct sroce_srq *srq_limit;	/* IB_EVENT_SRQ_LIMIT_REACHED */
+	struct sroce_qp *last_wqe;	/* IB_EVENT_QP_LAST_WQE_REACHED */
 };
 
 /* qp.c: verbs */

@@ -105,7 +105,8 @@ static void sroce_resp_complete(struct sroce_qp *qp, u8 status,
 	qp->in_msg = false;
 	qp->recv_off = 0;
 	/* The slot is free before its completion shows (the uapi). */
-	sroce_queue_store_consumer(&qp->rq, ++qp->rq_cons);
+	if (!qp->ibqp.srq)
+		sroce_queue_store_consumer(&qp->rq, ++qp->rq_cons);
 	sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe, solicited, nfy);
 }
 
@@ -259,6 +260,21 @@ static int sroce_resp_take_rwqe(struct sroce_qp *qp)
 	return 1;
 }
 
+/* The same from the QP's SRQ, if it has one (srq.c). */
+static int sroce_resp_take_wqe(struct sroce_qp *qp, struct sroce_nfy *nfy)
+{
+	int ret;
+
+	if (!qp->ibqp.srq)
+		return sroce_resp_take_rwqe(qp);
+	ret = sroce_srq_take(to_ssrq(qp->ibqp.srq), qp, &qp->rwqe, nfy);
+	if (ret) {
+		qp->in_msg = true;
+		qp->recv_off = 0;
+	}
+	return ret;
+}
+
 /*
  * A datagram for a UD (or the GSI) QP; lock held.  A wrong Q_Key, or no
  * receive posted, drops it (counted).  The receive gets the IP header in
@@ -377,7 +393,7 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	int ret;
 
 	if (flags & SROCE_OPF_FIRST) {
-		ret = sroce_resp_take_rwqe(qp);
+		ret = sroce_resp_take_wqe(qp, nfy);
 		if (!ret && !sroce_qp_is_rc(qp)) {
 			/* UC: the message is dropped (its rest too). */
 			sroce_stats_inc(qp->sdev->stats,
@@ -471,7 +487,7 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	    (qp->wr_off + pkt->paylen == qp->wr_len))
 		goto err_invalid;
 	if (flags & SROCE_OPF_IMM) {
-		ret = sroce_resp_take_rwqe(qp);
+		ret = sroce_resp_take_wqe(qp, nfy);
 		if (!ret) {
 			if (flags & SROCE_OPF_FIRST)
 				sroce_resp_end_write(qp);
@@ -939,7 +955,8 @@ static void sroce_resp_drop(struct sroce_qp *qp, bool responses)
  * Responses not yet sent are dropped, unless the responder decided an
  * error NAK: the responses of the requests accepted before the failing
  * one go out, then the NAK (the requester takes the NAK as the end of
- * everything before it).
+ * everything before it).  A QP with an SRQ flushes only the WQE it had
+ * taken: the SRQ keeps the others for its other QPs.
  */
 void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 {
@@ -951,11 +968,17 @@ void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 	u32 prod;
 
 	lockdep_assert_held(&qp->lock);
+	/* With an SRQ only the WQE the QP took is its own to flush. */
+	if (qp->ibqp.srq && qp->in_msg)
+		sroce_resp_complete(qp, IB_WC_WR_FLUSH_ERR, IB_WC_RECV, 0, NULL,
+				    NULL, nfy);
 	sroce_resp_drop(qp, !(qp->ack.send &&
 			      sroce_aeth_type(qp->ack.syndrome) ==
 			      SROCE_AETH_NAK &&
 			      sroce_aeth_value(qp->ack.syndrome) !=
 			      SROCE_NAK_PSN_SEQ));
+	if (qp->ibqp.srq)
+		return;
 	prod = sroce_queue_load_producer(&qp->rq);
 	if (prod - qp->rq_cons > qp->rq.num_entries)
 		return;

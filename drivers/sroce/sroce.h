@@ -81,6 +81,7 @@
  * @qp_next: cursor of the cyclic QP number allocation, under @qp_xa's lock.
  * @ah_xa: address handles by number (ah.c); its lock (irqsave) guards
  *	insertion, removal and lookups.
+ * @srq_count: live shared receive queues; atomic, bounded by SROCE_MAX_SRQ.
  * @net: the namespace of @ndev at creation, whose UDP sockets the device
  *	holds (net.c: sroce_net_get() before allocation, sroce_net_put() in
  *	sroce_dev_dealloc()).  Constant.
@@ -105,6 +106,7 @@ struct sroce_dev {
 	struct xarray qp_xa;
 	u32 qp_next;
 	struct xarray ah_xa;
+	atomic_t srq_count;
 	struct net *net;
 	struct sroce_stats __percpu *stats;
 };
@@ -182,5 +184,6 @@ int sroce_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata);
 #include "mr.h"
 #include "mw.h"
 #include "qp.h"
+#include "srq.h"
 
 #endif /* SROCE_H */

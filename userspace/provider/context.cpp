@@ -9,6 +9,7 @@
 
 #include "objects.h"
 #include "sroce.h"
+#include "srq.h"
 #include "uverbs_cmd.h"
 
 namespace sroce {
@@ -110,6 +111,12 @@ constexpr verbs_context_ops make_context_ops()
 	ops.destroy_qp = destroy_qp;
 	ops.post_send = post_send;
 	ops.post_recv = post_recv;
+	/* srq.cpp */
+	ops.create_srq = create_srq;
+	ops.modify_srq = modify_srq;
+	ops.query_srq = query_srq;
+	ops.destroy_srq = destroy_srq;
+	ops.post_srq_recv = post_srq_recv;
 	return ops;
 }
 

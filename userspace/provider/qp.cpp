@@ -121,14 +121,21 @@ ibv_qp *create_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept
 	}
 	scope_exit unmap_sq([q] { munmap(q->sq_map, q->sq_map_size); });
 
-	ret = map_wq_ring(pd->context, "RQ", resp.drv.rq,
-			  rq_entry_min(cap.max_recv_sge), false,
-			  cap.max_recv_wr, &q->rq, &q->rq_map, &q->rq_map_size);
-	if (ret != 0) {
-		errno = ret;
-		return nullptr;
+	/* With an SRQ (srq.cpp) the QP has no receive queue to map. */
+	if (attr->srq == nullptr) {
+		ret = map_wq_ring(pd->context, "RQ", resp.drv.rq,
+				  rq_entry_min(cap.max_recv_sge), false,
+				  cap.max_recv_wr, &q->rq, &q->rq_map,
+				  &q->rq_map_size);
+		if (ret != 0) {
+			errno = ret;
+			return nullptr;
+		}
 	}
-	scope_exit unmap_rq([q] { munmap(q->rq_map, q->rq_map_size); });
+	scope_exit unmap_rq([q] {
+		if (q->rq_map != nullptr)
+			munmap(q->rq_map, q->rq_map_size);
+	});
 
 	ret = pthread_spin_init(&q->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	if (ret != 0) {
@@ -197,7 +204,8 @@ int destroy_qp(ibv_qp *ibqp) noexcept
 	if (ret != 0)
 		return ret;
 	munmap(q->sq_map, q->sq_map_size);
-	munmap(q->rq_map, q->rq_map_size);
+	if (q->rq_map != nullptr)
+		munmap(q->rq_map, q->rq_map_size);
 	pthread_spin_destroy(&q->sq_lock);
 	pthread_spin_destroy(&q->rq_lock);
 	std::free(q);
@@ -236,12 +244,15 @@ int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept
 	return ret;
 }
 
-/* Every state but RESET; never a system call. */
+/*
+ * Every state but RESET; never a system call.  A QP with an SRQ has no
+ * receive queue: its receives are posted to the SRQ.
+ */
 int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept
 {
 	qp *q = to_qp(ibqp);
 
-	if (!rq_state_can_post(ibqp->state)) {
+	if (!rq_state_can_post(ibqp->state) || ibqp->srq != nullptr) {
 		*bad_wr = wr;
 		return EINVAL;
 	}

@@ -381,6 +381,28 @@ int ibv_cmd_query_qp(ibv_qp *qp, ibv_qp_attr *qp_attr, int attr_mask,
 		     std::size_t cmd_size);
 int ibv_cmd_destroy_qp(ibv_qp *qp);
 
+/*
+ * SRQs.  ibv_cmd_create_srq sends pd's handle, max_wr, max_sge and
+ * srq_limit from attr; on success it sets srq->handle (libibverbs'
+ * ibv_create_srq() sets context, pd, srq_context and the event fields
+ * after the provider returned) and writes the granted max_wr and max_sge
+ * back into attr->attr.  The command buffer is { hdr; ib_uverbs_create_srq }
+ * (40 bytes) and the tail, the response the 16-byte
+ * ib_uverbs_create_srq_resp and the tail.  MODIFY_SRQ ({ hdr;
+ * ib_uverbs_modify_srq }, 24 bytes) sends max_wr and srq_limit with the
+ * mask; QUERY_SRQ ({ hdr; ib_uverbs_query_srq }, 24 bytes) fills max_wr,
+ * max_sge and srq_limit.  ibv_cmd_destroy_srq waits until every async
+ * event reported for the SRQ has been acknowledged.
+ */
+int ibv_cmd_create_srq(ibv_pd *pd, ibv_srq *srq, ibv_srq_init_attr *attr,
+		       ib_uverbs_cmd_hdr *cmd, std::size_t cmd_size,
+		       ib_uverbs_create_srq_resp *resp, std::size_t resp_size);
+int ibv_cmd_modify_srq(ibv_srq *srq, ibv_srq_attr *srq_attr, int srq_attr_mask,
+		       ib_uverbs_cmd_hdr *cmd, std::size_t cmd_size);
+int ibv_cmd_query_srq(ibv_srq *srq, ibv_srq_attr *srq_attr,
+		      ib_uverbs_cmd_hdr *cmd, std::size_t cmd_size);
+int ibv_cmd_destroy_srq(ibv_srq *srq);
+
 /* printf-style log line to VERBS_LOG_FILE when VERBS_LOG_LEVEL >= level. */
 void __verbs_log(verbs_context *context, std::uint32_t level,
 		 const char *format, ...) __attribute__((format(printf, 3, 4)));
@@ -411,6 +433,10 @@ SROCE_IBVERBS_PRIVATE(ibv_cmd_create_qp);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_modify_qp);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_query_qp);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_destroy_qp);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_create_srq);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_modify_srq);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_query_srq);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_destroy_srq);
 
 /*
  * The layouts of rdma-core v44.0 (= v56.0) on x86_64, as measured there.  A

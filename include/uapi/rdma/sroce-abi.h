@@ -412,7 +412,9 @@ struct sroce_create_qp_cmd {
  * struct sroce_create_qp_resp - driver tail of the CREATE_QP response
  * @sq: the send queue ring; its num_entries is the core response's
  *	max_send_wr, its notify_offset the word of &enum sroce_sq_notify
- * @rq: the receive queue ring (num_entries == max_recv_wr; notify unused)
+ * @rq: the receive queue ring (num_entries == max_recv_wr; notify unused);
+ *	all zero for a QP created with a shared receive queue, which has no
+ *	receive queue of its own (max_recv_wr 0; nothing to map)
  * @max_inline_data: inline bytes a send WQE may carry; equal to the
  *	max_inline_data of the core response (the ioctl path of libibverbs
  *	does not return that one to the provider)
@@ -456,5 +458,54 @@ struct sroce_create_ah_resp {
  * its low byte.  DEREG_MR fails with EBUSY while windows are bound to the
  * region.
  */
+
+/*
+ * Shared receive queues
+ * =====================
+ *
+ * An SRQ is one receive ring, described by &struct sroce_create_srq_resp,
+ * from which every QP created with it takes its receive WQEs (such a QP
+ * has no receive queue of its own).  The ring works as a QP's receive
+ * queue does: the same &struct sroce_recv_wqe entries, posted by a store of
+ * the WQE and a release store of the producer index, no system call (the
+ * POST_SRQ_RECV command is not offered).  The kernel copies a WQE when a
+ * QP's responder takes it for an incoming message, and moves the consumer
+ * index past it at once: the slot may be reused from then on, before the
+ * completion (on the receive CQ of the QP that took it) is posted.  WQEs
+ * are taken in ring order, whichever QP needs one next.
+ *
+ * A QP entering the error state completes only the WQE it had taken (with
+ * IB_WC_WR_FLUSH_ERR); the WQEs still in the SRQ stay there for the other
+ * QPs, and the QP reports IB_EVENT_QP_LAST_WQE_REACHED.
+ *
+ * MODIFY_SRQ arms the limit (IB_SRQ_LIMIT, at most max_wr): when a WQE is
+ * taken and fewer than the limit remain posted, IB_EVENT_SRQ_LIMIT_REACHED
+ * is reported once and the limit drops to 0 (disarmed), as QUERY_SRQ
+ * shows.  Resizing (IB_SRQ_MAX_WR) is not supported.  MODIFY_SRQ,
+ * QUERY_SRQ and DESTROY_SRQ carry no driver data.
+ */
+
+/**
+ * struct sroce_create_srq_cmd - driver tail of CREATE_SRQ
+ * @recv_wqe_size: sizeof(struct sroce_recv_wqe) the provider was built with
+ * @reserved: must be zero
+ *
+ * A user SRQ must be created with this tail.
+ */
+struct sroce_create_srq_cmd {
+	__u32 recv_wqe_size;
+	__u32 reserved;
+};
+
+/**
+ * struct sroce_create_srq_resp - driver tail of the CREATE_SRQ response
+ * @rq: the receive ring; its num_entries is the core response's max_wr,
+ *	its entries hold the core response's max_sge SGEs (notify unused)
+ * @reserved: zero
+ */
+struct sroce_create_srq_resp {
+	struct sroce_ring_info rq;
+	__u32 reserved[4];
+};
 
 #endif /* SROCE_ABI_USER_H */

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * srq.c - shared receive queues: creation with their ring, the limit,
+ * query, destruction, the kernel users' post verb, and the taking of
+ * receive WQEs by the responders of the QPs that share one.
+ *
+ * An SRQ is a receive ring (queue.c) like a QP's receive queue, mapped by
+ * the provider for a user SRQ, written by sroce_srq_post_recv() for a
+ * kernel one, in the WQE format of include/uapi/rdma/sroce-abi.h.  Every
+ * QP created with the SRQ (it then has no receive queue of its own) takes
+ * its receive WQEs from it: the responder of each QP, in softirq or in its
+ * work item, under its QP lock, calls sroce_srq_take(), which under the
+ * SRQ lock copies and validates the WQE at the consumer index and moves
+ * the index past it at once.  The WQE then belongs to that QP: it
+ * completes on the QP's receive CQ, or is flushed there if the QP fails
+ * first.  A QP entering ERROR leaves the SRQ's other WQEs alone and
+ * reports IB_EVENT_QP_LAST_WQE_REACHED (IBTA 10.2.9.4 / 11.6.3).
+ *
+ * The limit.  MODIFY_SRQ with IB_SRQ_LIMIT arms it; the take that leaves
+ * fewer WQEs posted than the limit disarms it (0) and reports
+ * IB_EVENT_SRQ_LIMIT_REACHED, once.  Events are reported once the QP lock
+ * is dropped (struct sroce_nfy).
+ *
+ * Lifetime.  The core counts the QPs using an SRQ (ib_srq.usecnt) and
+ * refuses to destroy one still in use, and destroys the QPs of a context
+ * before its SRQs; the QP's own destruction waits for its responder.  So
+ * no responder can be in an SRQ that destroy_srq frees.
+ */
+#include <linux/log2.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce.h"
+
+/* Entry size of the ring for a WQE of @max_sge SGEs (at least one). */
+static u32 sroce_srq_entry_size(u32 max_sge)
+{
+	return sizeof(struct sroce_recv_wqe) +
+	       max(max_sge, 1u) * sizeof(struct sroce_sge);
+}
+
+static int sroce_srq_check_cmd(struct ib_device *ibdev,
+			       struct ib_udata *udata)
+{
+	struct sroce_create_srq_cmd cmd;
+	int ret;
+
+	if (udata->inlen < sizeof(cmd) ||
+	    udata->outlen < sizeof(struct sroce_create_srq_resp)) {
+		ibdev_dbg(ibdev, "create_srq: driver data %zu/%zu bytes\n",
+			  udata->inlen, udata->outlen);
+		return -EINVAL;
+	}
+	ret = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (cmd.recv_wqe_size != sizeof(struct sroce_recv_wqe) ||
+	    cmd.reserved) {
+		ibdev_dbg(ibdev, "create_srq: WQE size %u\n",
+			  cmd.recv_wqe_size);
+		return -EINVAL;
+	}
+	if (udata->inlen > sizeof(cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(cmd),
+				 udata->inlen - sizeof(cmd)))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * sroce_srq_create() - ops.create_srq
+ * @ibsrq: allocated and zeroed by the core; pd, handler and type set
+ * @init: a basic SRQ; @init->attr.max_wr and .max_sge are updated to what
+ *	was granted (srq_limit is ignored, as ibv_create_srq(3) says)
+ * @udata: a user's struct sroce_create_srq_cmd / _resp, or NULL
+ *
+ * Return: 0, -EOPNOTSUPP for an XRC or tag-matching SRQ, -EINVAL for a
+ * size of 0 or beyond the limits or a bad command, -ENOMEM (also beyond
+ * SROCE_MAX_SRQ SRQs), -EFAULT.
+ */
+int sroce_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibsrq->device);
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	struct sroce_create_srq_resp resp = {};
+	u32 entries, esize;
+	int ret;
+
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (!init->attr.max_wr || init->attr.max_wr > SROCE_MAX_SRQ_WR ||
+	    init->attr.max_sge > SROCE_MAX_SGE) {
+		ibdev_dbg(ibsrq->device,
+			  "create_srq: %u WQEs of %u SGEs refused\n",
+			  init->attr.max_wr, init->attr.max_sge);
+		return -EINVAL;
+	}
+	if (udata) {
+		ret = sroce_srq_check_cmd(ibsrq->device, udata);
+		if (ret)
+			return ret;
+	}
+	if (!atomic_add_unless(&sdev->srq_count, 1, SROCE_MAX_SRQ))
+		return -ENOMEM;
+
+	srq->sdev = sdev;
+	srq->user = !!udata;
+	spin_lock_init(&srq->lock);
+	entries = roundup_pow_of_two(init->attr.max_wr);
+	esize = sroce_srq_entry_size(init->attr.max_sge);
+	ret = sroce_queue_init(&srq->rq, udata, entries, esize);
+	if (ret)
+		goto err_dec_count;
+	srq->max_wr = entries;
+	srq->max_sge = (esize - sizeof(struct sroce_recv_wqe)) /
+		       sizeof(struct sroce_sge);
+
+	if (udata) {
+		sroce_queue_get_info(&srq->rq, &resp.rq);
+		resp.rq.notify_offset = 0;
+		ret = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+		if (ret)
+			goto err_destroy_queue;
+	}
+	init->attr.max_wr = srq->max_wr;
+	init->attr.max_sge = srq->max_sge;
+	init->attr.srq_limit = 0;
+	return 0;
+
+err_destroy_queue:
+	sroce_queue_destroy(&srq->rq);
+err_dec_count:
+	atomic_dec(&sdev->srq_count);
+	return ret;
+}
+
+/**
+ * sroce_srq_modify() - ops.modify_srq
+ * @ibsrq: the SRQ
+ * @attr: the new limit (IB_SRQ_LIMIT)
+ * @mask: IB_SRQ_LIMIT; IB_SRQ_MAX_WR (resizing) is not supported
+ * @udata: no driver data (must be empty)
+ *
+ * A limit of 0 disarms; any other arms the SRQ_LIMIT_REACHED event.  A
+ * refused call changes nothing.
+ *
+ * Return: 0, -EINVAL for unknown attributes, driver data or a limit above
+ * max_wr, -EOPNOTSUPP for a resize.
+ */
+int sroce_srq_modify(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	unsigned long flags;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+		return -EINVAL;
+	if (mask & IB_SRQ_MAX_WR) {
+		ibdev_dbg(ibsrq->device, "modify_srq: resize not supported\n");
+		return -EOPNOTSUPP;
+	}
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	if (attr->srq_limit > srq->max_wr) {
+		ibdev_dbg(ibsrq->device, "modify_srq: limit %u above %u\n",
+			  attr->srq_limit, srq->max_wr);
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&srq->lock, flags);
+	srq->limit = attr->srq_limit;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return 0;
+}
+
+/**
+ * sroce_srq_query() - ops.query_srq
+ * @ibsrq: the SRQ
+ * @attr: filled in: max_wr, max_sge and the armed limit (0: disarmed)
+ *
+ * Return: 0.
+ */
+int sroce_srq_query(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	unsigned long flags;
+
+	attr->max_wr = srq->max_wr;
+	attr->max_sge = srq->max_sge;
+	spin_lock_irqsave(&srq->lock, flags);
+	attr->srq_limit = srq->limit;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return 0;
+}
+
+/**
+ * sroce_srq_destroy() - ops.destroy_srq
+ * @ibsrq: an SRQ no QP uses any more (the core checks)
+ * @udata: unused
+ *
+ * WQEs still posted are dropped without completions.
+ *
+ * Return: 0.
+ */
+int sroce_srq_destroy(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	sroce_queue_destroy(&srq->rq);
+	atomic_dec(&srq->sdev->srq_count);
+	return 0;
+}
+
+/**
+ * sroce_srq_post_recv() - ops.post_srq_recv, for kernel users
+ * @ibsrq: the SRQ
+ * @wr: the work requests
+ * @bad_wr: the first request not posted
+ *
+ * User space posts into its mapped ring without a system call (the
+ * POST_SRQ_RECV command is not offered).
+ *
+ * Return: 0, -EINVAL (a user SRQ, too many SGEs), -ENOMEM (SRQ full).
+ */
+int sroce_srq_post_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	unsigned long flags;
+	int ret = 0, i;
+	u32 prod;
+
+	if (srq->user) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&srq->lock, flags);
+	prod = *srq->rq.producer;
+	for (; wr; wr = wr->next, prod++) {
+		struct sroce_recv_wqe *w = sroce_queue_slot(&srq->rq, prod);
+		struct sroce_sge *sge = (void *)(w + 1);
+
+		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
+			ret = -EINVAL;
+			break;
+		}
+		if (prod - srq->cons >= srq->rq.num_entries) {
+			ret = -ENOMEM;
+			break;
+		}
+		w->wr_id = wr->wr_id;
+		w->num_sge = wr->num_sge;
+		w->reserved = 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+	}
+	sroce_queue_store_producer(&srq->rq, prod);
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+/*
+ * Copy and validate the WQE in @slot into @r: the SGEs against the SRQ's
+ * PD, for local write.  1, or a negative status with @r holding the
+ * references taken so far (to complete with that status).
+ */
+static int sroce_srq_load(struct sroce_srq *srq, struct sroce_qp *qp,
+			  const void *slot, struct sroce_rwqe *r)
+{
+	const struct sroce_sge *usge = slot + sizeof(struct sroce_recv_wqe);
+	struct sroce_recv_wqe u;
+	u64 total = 0;
+	u32 i;
+
+	memcpy(&u, slot, sizeof(u));
+	r->wr_id = u.wr_id;
+	r->num_sge = 0;
+	r->length = 0;
+	if (u.num_sge > srq->max_sge)
+		return -IB_WC_LOC_LEN_ERR;
+	for (i = 0; i < u.num_sge; i++) {
+		struct sroce_sge sge;
+		struct sroce_mr *mr;
+
+		memcpy(&sge, &usge[i], sizeof(sge));
+		r->sge[i].addr = sge.addr;
+		r->sge[i].length = sge.length;
+		r->sge[i].mr = NULL;
+		r->num_sge = i + 1;
+		total += sge.length;
+		if (!sge.length)
+			continue;
+		mr = sroce_mr_lookup_local(srq->sdev, sge.lkey, srq->ibsrq.pd,
+					   IB_ACCESS_LOCAL_WRITE, sge.addr,
+					   sge.length);
+		if (IS_ERR(mr)) {
+			ibdev_dbg(srq->ibsrq.device,
+				  "QP %u: SRQ SGE %u lkey %#x %#llx+%u: %ld\n",
+				  qp->ibqp.qp_num, i, sge.lkey, sge.addr,
+				  sge.length, PTR_ERR(mr));
+			return -IB_WC_LOC_PROT_ERR;
+		}
+		r->sge[i].mr = mr;
+	}
+	r->length = min_t(u64, total, U32_MAX);
+	return 1;
+}
+
+/**
+ * sroce_srq_take() - take the next receive WQE of an SRQ for a QP
+ * @srq: the QP's SRQ
+ * @qp: the QP whose responder needs a WQE, lock held
+ * @r: filled in with the WQE's copy
+ * @nfy: collects the SRQ whose limit event is to be reported
+ *
+ * The WQE leaves the SRQ whether it is valid or not: it is the QP's to
+ * complete from now on.
+ *
+ * Return: 1 with a WQE, 0 when the SRQ is empty (or its producer index
+ * is nonsense), or a negative IB_WC status for a WQE that fails its
+ * checks (@r holds it, to complete with that status).
+ */
+int sroce_srq_take(struct sroce_srq *srq, struct sroce_qp *qp,
+		   struct sroce_rwqe *r, struct sroce_nfy *nfy)
+{
+	unsigned long flags;
+	u32 prod, count;
+	int ret;
+
+	lockdep_assert_held(&qp->lock);
+	spin_lock_irqsave(&srq->lock, flags);
+	prod = sroce_queue_load_producer(&srq->rq);
+	count = prod - srq->cons;
+	if (!count || count > srq->rq.num_entries) {
+		spin_unlock_irqrestore(&srq->lock, flags);
+		return 0;
+	}
+	ret = sroce_srq_load(srq, qp, sroce_queue_slot(&srq->rq, srq->cons),
+			     r);
+	/* Copied: the slot is free for the producer again (the uapi). */
+	sroce_queue_store_consumer(&srq->rq, ++srq->cons);
+	if (srq->limit && count - 1 < srq->limit) {
+		srq->limit = 0;
+		nfy->srq_limit = srq;
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return ret;
+}
+
+/**
+ * sroce_srq_limit_event() - report IB_EVENT_SRQ_LIMIT_REACHED
+ * @srq: the SRQ whose limit a take crossed; no lock held
+ */
+void sroce_srq_limit_event(struct sroce_srq *srq)
+{
+	struct ib_event ev = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+}
+
+/**
+ * sroce_srq_last_wqe_event() - report IB_EVENT_QP_LAST_WQE_REACHED
+ * @qp: a QP with an SRQ that entered the error state; no lock held
+ */
+void sroce_srq_last_wqe_event(struct sroce_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_LAST_WQE_REACHED,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}

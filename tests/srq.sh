@@ -1,0 +1,206 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared receive queues: ibv_srq_pingpong -c (16 RC QPs on one SRQ per
+# side) between two sroce devices at several message sizes, the SRQ
+# checks of userspace/tools/sroce-srqtest (limit event, several QPs on one
+# SRQ, SRQ full, a QP in ERROR, bad input), then ibv_srq_pingpong between
+# sroce and rdma_rxe in both directions.
+#
+# First part, sroce to sroce:
+#
+#   init_net                              $NS
+#   +------------------------+            +------------------------+
+#   | sroce0 (rdma link)     |            | sroce1 (rdma link)     |
+#   |   v0 10.93.7.1/24      |----veth----|   v1 10.93.7.2/24      |
+#   | clients, sroce-srqtest |            | servers                |
+#   +------------------------+            +------------------------+
+#
+# Second part, with rdma_rxe: sroce0 is deleted (its UDP socket in
+# init_net goes with it), rdma_rxe is loaded and binds UDP 4791 in
+# init_net (Linux 6.1's rxe knows no other namespace), and rxe0 takes v0:
+#
+#   | rxe0 (rdma_rxe)        |----veth----| sroce1 (rdma link)     |
+#
+# Runs in a guest (qemu/run-guest) as root.
+. "$(dirname "$0")/lib.sh"
+
+NS=sroce-srq-$$
+SRQTEST=$SROCE_REPO/build/userspace/tools/sroce-srqtest
+IP0=10.93.7.1
+IP1=10.93.7.2
+PORT=18900
+SERVER_PID=
+
+cleanup() {
+	[ -z "$SERVER_PID" ] || kill "$SERVER_PID" 2>/dev/null
+	rdma link delete sroce0 2>/dev/null
+	rdma link delete sroce1 2>/dev/null
+	rdma link delete rxe0 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+	ip link del v0 2>/dev/null
+	sroce_unload 2>/dev/null
+	modprobe -r rdma_rxe 2>/dev/null
+}
+trap cleanup EXIT
+
+ns_listening() {
+	ip netns exec "$NS" ss -ltn | grep -q ":$1 "
+}
+
+init_listening() {
+	ss -ltn | grep -q ":$1 "
+}
+
+udp_4791_free_in_init_net() {
+	! grep -q ':12B7 ' /proc/net/udp
+}
+
+# pair SERVER_DEV SERVER_IN_NS(0|1) CLIENT_DEV SIZE ITERS: ibv_srq_pingpong
+# -c with its default 16 QPs, the server on SERVER_DEV (in $NS or in
+# init_net), the client on CLIENT_DEV in the other namespace.  Both must
+# finish with ITERS iterations and 2 * SIZE * ITERS bytes, and no data
+# error.
+pair() {
+	local sdev=$1 sns=$2 cdev=$3 size=$4 iters=$5 sgid cgid saddr
+	local srv cli rc=0 src=0 out
+	local -a sexec=() cexec=()
+	if [ "$sns" = 1 ]; then
+		sexec=(ip netns exec "$NS") saddr=$IP1
+		sgid=$(gid_index "$sdev" "::ffff:$IP1")
+		cgid=$(gid_index "$cdev" "::ffff:$IP0")
+	else
+		cexec=(ip netns exec "$NS") saddr=$IP0
+		sgid=$(gid_index "$sdev" "::ffff:$IP0")
+		cgid=$(gid_index "$cdev" "::ffff:$IP1")
+	fi
+	if [ -z "$sgid" ] || [ -z "$cgid" ]; then
+		fail "no GID index ($sdev '$sgid', $cdev '$cgid')"
+	fi
+	PORT=$((PORT + 1))
+	srv=$(mktemp)
+	cli=$(mktemp)
+	"${sexec[@]}" timeout $((120 * SROCE_TIMEOUT_SCALE)) ibv_srq_pingpong -d "$sdev" -g "$sgid" \
+		-p "$PORT" -s "$size" -n "$iters" -c > "$srv" 2>&1 &
+	SERVER_PID=$!
+	if [ "$sns" = 1 ]; then
+		wait_for 20 ns_listening "$PORT" || rc=1
+	else
+		wait_for 20 init_listening "$PORT" || rc=1
+	fi
+	if [ "$rc" -eq 0 ]; then
+		"${cexec[@]}" timeout $((120 * SROCE_TIMEOUT_SCALE)) ibv_srq_pingpong -d "$cdev" -g "$cgid" \
+			-p "$PORT" -s "$size" -n "$iters" -c "$saddr" > "$cli" 2>&1 || rc=$?
+	else
+		echo "the server does not listen on port $PORT" >&2
+	fi
+	[ "$rc" -eq 0 ] || kill "$SERVER_PID" 2>/dev/null || true
+	wait "$SERVER_PID" || src=$?
+	SERVER_PID=
+	out=$(printf -- '--- server on %s:\n%s\n--- client on %s:\n%s\n' \
+		"$sdev" "$(cat "$srv")" "$cdev" "$(cat "$cli")")
+	rm -f "$srv" "$cli"
+	echo "$out"
+	[ "$rc" -eq 0 ] || fail "client: exit status $rc"
+	[ "$src" -eq 0 ] || fail "server: exit status $src"
+	! grep -qi 'invalid data' <<< "$out" || fail "data corrupted"
+	[ "$(grep -c "^$iters iters in" <<< "$out")" -eq 2 ] ||
+		fail "both sides must report $iters iterations"
+	[ "$(grep -Ec "^$((size * iters * 2)) bytes in" <<< "$out")" -eq 2 ] ||
+		fail "byte count is not $((size * iters * 2)) on both sides"
+}
+
+test_setup() {
+	[ -x "$SRQTEST" ] || fail "$SRQTEST is not built"
+	sroce_load
+	sroce_provider_setup
+	ip netns add "$NS"
+	ip link add v0 type veth peer name v1 netns "$NS"
+	ip addr add "$IP0/24" dev v0
+	ip link set v0 up
+	ip -n "$NS" link set lo up
+	ip -n "$NS" addr add "$IP1/24" dev v1
+	ip -n "$NS" link set v1 up
+	rdma link add sroce0 type sroce netdev v0
+	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
+	wait_for 10 has_gid sroce0 "::ffff:$IP0"
+	wait_for 10 has_gid sroce1 "::ffff:$IP1"
+}
+
+# Advertised only now that SRQs work; no resize.
+test_caps() {
+	local info
+	info=$(ibv_devinfo -v -d sroce0)
+	grep -E 'max_srq|SRQ' <<< "$info"
+	grep -Eq 'max_srq:[[:space:]]+[1-9]' <<< "$info" || fail "max_srq is 0"
+	grep -Eq 'max_srq_wr:[[:space:]]+[1-9]' <<< "$info" || fail "max_srq_wr is 0"
+	grep -Eq 'max_srq_sge:[[:space:]]+[1-9]' <<< "$info" || fail "max_srq_sge is 0"
+	! grep -q 'SRQ_RESIZE' <<< "$info" || fail "SRQ_RESIZE advertised"
+}
+
+test_pp() { pair sroce1 1 sroce0 "$1" "$2"; }
+
+srqtest() {
+	"$SRQTEST" sroce0 sroce1 "$1"
+}
+
+# Nothing of the test programs is left on either device.
+test_no_leftovers() {
+	local left
+	left=$(rdma resource show qp; rdma resource show cq; rdma resource show mr;
+	       rdma resource show pd; rdma resource show srq 2>/dev/null || true)
+	left=$(grep -E 'dev sroce[01] ' <<< "$left" | grep ' pid ' || true)
+	[ -z "$left" ] || { echo "$left"; fail "user objects left over"; }
+	rdma resource show
+}
+
+test_rxe_setup() {
+	rdma link delete sroce0
+	wait_for 10 rdma_dev_gone sroce0
+	wait_for 10 udp_4791_free_in_init_net
+	modprobe rdma_rxe 2>/dev/null || skip "rdma_rxe is not available"
+	rdma link add rxe0 type rxe netdev v0
+	wait_for 10 has_gid rxe0 "::ffff:$IP0"
+	rdma link show
+}
+
+test_rxe_server() {
+	rdma_dev_exists rxe0 || skip "no rxe0"
+	pair rxe0 0 sroce1 4096 160
+	pair rxe0 0 sroce1 65536 32
+}
+
+test_sroce_server() {
+	rdma_dev_exists rxe0 || skip "no rxe0"
+	pair sroce1 1 rxe0 4096 160
+	pair sroce1 1 rxe0 65536 32
+}
+
+test_unload() {
+	rdma link delete sroce1
+	wait_for 10 rdma_dev_gone sroce1
+	if rdma_dev_exists rxe0; then
+		rdma link delete rxe0
+		wait_for 10 rdma_dev_gone rxe0
+	fi
+	rmmod sroce
+	! lsmod | grep -q '^sroce '
+}
+
+ktap_plan 15
+run_test "module, veth and two devices set up" test_setup
+run_test "query_device advertises SRQs (no resize)" test_caps
+run_test "ibv_srq_pingpong -c, 16 QPs on one SRQ, 1 byte" test_pp 1 320
+run_test "ibv_srq_pingpong -c, 16 QPs on one SRQ, 4 KiB" test_pp 4096 160
+run_test "ibv_srq_pingpong -c, 16 QPs on one SRQ, 64 KiB (multi-packet)" test_pp 65536 32
+run_test "srqtest: limit event once when armed and crossed, then disarmed" srqtest limit
+run_test "srqtest: 3 QPs on one SRQ take WQEs in ring order, each in its order" srqtest shared
+run_test "srqtest: post_srq_recv ENOMEM exactly at max_wr; no RQ on the QPs" srqtest full
+run_test "srqtest: a QP in ERROR: LAST_WQE_REACHED, the SRQ's WQEs serve another QP" srqtest error
+run_test "srqtest: bad sizes, limit > max_wr, resize, destroy in use refused" srqtest bad-input
+run_test "no user objects left" test_no_leftovers
+run_test "rdma_rxe in init_net in place of sroce0" test_rxe_setup
+run_test "ibv_srq_pingpong, rdma_rxe server, sroce client" test_rxe_server
+run_test "ibv_srq_pingpong, sroce server, rdma_rxe client" test_sroce_server
+run_test "rmmod after SRQ traffic is clean" test_unload
+ktap_finish

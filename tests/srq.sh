@@ -56,15 +56,16 @@ udp_4791_free_in_init_net() {
 	! grep -q ':12B7 ' /proc/net/udp
 }
 
-# pair SERVER_DEV SERVER_IN_NS(0|1) CLIENT_DEV SIZE ITERS: ibv_srq_pingpong
-# -c with its default 16 QPs, the server on SERVER_DEV (in $NS or in
-# init_net), the client on CLIENT_DEV in the other namespace.  Both must
-# finish with ITERS iterations and 2 * SIZE * ITERS bytes, and no data
-# error.
+# pair SERVER_DEV SERVER_IN_NS(0|1) CLIENT_DEV SIZE ITERS [ARGS...]:
+# ibv_srq_pingpong -c ARGS with its default 16 QPs, the server on
+# SERVER_DEV (in $NS or in init_net), the client on CLIENT_DEV in the
+# other namespace.  Both must finish with ITERS iterations and
+# 2 * SIZE * ITERS bytes, and no data error.
 pair() {
 	local sdev=$1 sns=$2 cdev=$3 size=$4 iters=$5 sgid cgid saddr
 	local srv cli rc=0 src=0 out
 	local -a sexec=() cexec=()
+	shift 5
 	if [ "$sns" = 1 ]; then
 		sexec=(ip netns exec "$NS") saddr=$IP1
 		sgid=$(gid_index "$sdev" "::ffff:$IP1")
@@ -81,7 +82,7 @@ pair() {
 	srv=$(mktemp)
 	cli=$(mktemp)
 	"${sexec[@]}" timeout $((120 * SROCE_TIMEOUT_SCALE)) ibv_srq_pingpong -d "$sdev" -g "$sgid" \
-		-p "$PORT" -s "$size" -n "$iters" -c > "$srv" 2>&1 &
+		-p "$PORT" -s "$size" -n "$iters" -c "$@" > "$srv" 2>&1 &
 	SERVER_PID=$!
 	if [ "$sns" = 1 ]; then
 		wait_for 20 ns_listening "$PORT" || rc=1
@@ -90,7 +91,7 @@ pair() {
 	fi
 	if [ "$rc" -eq 0 ]; then
 		"${cexec[@]}" timeout $((120 * SROCE_TIMEOUT_SCALE)) ibv_srq_pingpong -d "$cdev" -g "$cgid" \
-			-p "$PORT" -s "$size" -n "$iters" -c "$saddr" > "$cli" 2>&1 || rc=$?
+			-p "$PORT" -s "$size" -n "$iters" -c "$@" "$saddr" > "$cli" 2>&1 || rc=$?
 	else
 		echo "the server does not listen on port $PORT" >&2
 	fi
@@ -138,7 +139,7 @@ test_caps() {
 	! grep -q 'SRQ_RESIZE' <<< "$info" || fail "SRQ_RESIZE advertised"
 }
 
-test_pp() { pair sroce1 1 sroce0 "$1" "$2"; }
+test_pp() { pair sroce1 1 sroce0 "$@"; }
 
 srqtest() {
 	"$SRQTEST" sroce0 sroce1 "$1"
@@ -190,7 +191,7 @@ test_unload() {
 ktap_plan 15
 run_test "module, veth and two devices set up" test_setup
 run_test "query_device advertises SRQs (no resize)" test_caps
-run_test "ibv_srq_pingpong -c, 16 QPs on one SRQ, 1 byte" test_pp 1 320
+run_test "ibv_srq_pingpong -c, 16 QPs on one SRQ, 1 byte, 64 receives reposted (the ring wraps)" test_pp 1 320 -r 64
 run_test "ibv_srq_pingpong -c, 16 QPs on one SRQ, 4 KiB" test_pp 4096 160
 run_test "ibv_srq_pingpong -c, 16 QPs on one SRQ, 64 KiB (multi-packet)" test_pp 65536 32
 run_test "srqtest: limit event once when armed and crossed, then disarmed" srqtest limit

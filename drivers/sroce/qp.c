@@ -360,6 +360,59 @@ void sroce_sge_put(struct sroce_sge_ref *sge, u32 n)
 }
 
 /**
+ * sroce_rwqe_load() - copy and check a receive WQE from a ring slot
+ * @qp: the QP that will receive into it (named in debug messages)
+ * @pd: the PD its SGEs must belong to (the QP's, or its SRQ's)
+ * @slot: the WQE, read once (user space may change it under us)
+ * @max_sge: the most SGEs the ring's entries hold
+ * @r: filled in; its SGEs hold region references
+ *
+ * Return: 1, or a negative status (-IB_WC_LOC_LEN_ERR, -IB_WC_LOC_PROT_ERR)
+ * with @r holding the references taken so far, to complete with it.
+ */
+int sroce_rwqe_load(struct sroce_qp *qp, struct ib_pd *pd, const void *slot,
+		    u32 max_sge, struct sroce_rwqe *r)
+{
+	const struct sroce_sge *usge = slot + sizeof(struct sroce_recv_wqe);
+	struct sroce_recv_wqe u;
+	u64 total = 0;
+	u32 i;
+
+	memcpy(&u, slot, sizeof(u));
+	r->wr_id = u.wr_id;
+	r->num_sge = 0;
+	r->length = 0;
+	if (u.num_sge > max_sge)
+		return -IB_WC_LOC_LEN_ERR;
+	for (i = 0; i < u.num_sge; i++) {
+		struct sroce_sge sge;
+		struct sroce_mr *mr;
+
+		memcpy(&sge, &usge[i], sizeof(sge));
+		r->sge[i].addr = sge.addr;
+		r->sge[i].length = sge.length;
+		r->sge[i].mr = NULL;
+		r->num_sge = i + 1;
+		total += sge.length;
+		if (!sge.length)
+			continue;
+		mr = sroce_mr_lookup_local(qp->sdev, sge.lkey, pd,
+					   IB_ACCESS_LOCAL_WRITE, sge.addr,
+					   sge.length);
+		if (IS_ERR(mr)) {
+			ibdev_dbg(qp->ibqp.device,
+				  "QP %u: receive SGE %u lkey %#x %#llx+%u: %ld\n",
+				  qp->ibqp.qp_num, i, sge.lkey, sge.addr,
+				  sge.length, PTR_ERR(mr));
+			return -IB_WC_LOC_PROT_ERR;
+		}
+		r->sge[i].mr = mr;
+	}
+	r->length = min_t(u64, total, U32_MAX);
+	return 1;
+}
+
+/**
  * sroce_sge_scatter_buf() - write bytes into validated SGEs
  * @sge: the scatter list (regions checked for local write)
  * @num_sge: its entries

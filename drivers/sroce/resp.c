@@ -214,50 +214,15 @@ static int sroce_resp_rkey(struct sroce_qp *qp, int access, u32 rkey, u64 va,
  */
 static int sroce_resp_take_rwqe(struct sroce_qp *qp)
 {
-	const void *slot = sroce_queue_slot(&qp->rq, qp->rq_cons);
-	const struct sroce_sge *usge = slot + sizeof(struct sroce_recv_wqe);
-	struct sroce_rwqe *r = &qp->rwqe;
-	struct sroce_recv_wqe u;
-	u64 total = 0;
-	u32 prod, i;
+	u32 prod = sroce_queue_load_producer(&qp->rq);
 
-	prod = sroce_queue_load_producer(&qp->rq);
 	if (prod == qp->rq_cons || prod - qp->rq_cons > qp->rq.num_entries)
 		return 0;
-	memcpy(&u, slot, sizeof(u));
-	r->wr_id = u.wr_id;
-	r->num_sge = 0;
-	r->length = 0;
 	qp->in_msg = true;
 	qp->recv_off = 0;
-	if (u.num_sge > qp->cap.max_recv_sge)
-		return -IB_WC_LOC_LEN_ERR;
-	for (i = 0; i < u.num_sge; i++) {
-		struct sroce_sge sge;
-		struct sroce_mr *mr;
-
-		memcpy(&sge, &usge[i], sizeof(sge));
-		r->sge[i].addr = sge.addr;
-		r->sge[i].length = sge.length;
-		r->sge[i].mr = NULL;
-		r->num_sge = i + 1;
-		total += sge.length;
-		if (!sge.length)
-			continue;
-		mr = sroce_mr_lookup_local(qp->sdev, sge.lkey, qp->ibqp.pd,
-					   IB_ACCESS_LOCAL_WRITE, sge.addr,
-					   sge.length);
-		if (IS_ERR(mr)) {
-			ibdev_dbg(qp->ibqp.device,
-				  "QP %u: receive SGE %u lkey %#x %#llx+%u: %ld\n",
-				  qp->ibqp.qp_num, i, sge.lkey, sge.addr,
-				  sge.length, PTR_ERR(mr));
-			return -IB_WC_LOC_PROT_ERR;
-		}
-		r->sge[i].mr = mr;
-	}
-	r->length = min_t(u64, total, U32_MAX);
-	return 1;
+	return sroce_rwqe_load(qp, qp->ibqp.pd,
+			       sroce_queue_slot(&qp->rq, qp->rq_cons),
+			       qp->cap.max_recv_sge, &qp->rwqe);
 }
 
 /* The same from the QP's SRQ, if it has one (srq.c). */

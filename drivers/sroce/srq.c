@@ -275,43 +275,7 @@ int sroce_srq_post_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 static int sroce_srq_load(struct sroce_srq *srq, struct sroce_qp *qp,
 			  const void *slot, struct sroce_rwqe *r)
 {
-	const struct sroce_sge *usge = slot + sizeof(struct sroce_recv_wqe);
-	struct sroce_recv_wqe u;
-	u64 total = 0;
-	u32 i;
-
-	memcpy(&u, slot, sizeof(u));
-	r->wr_id = u.wr_id;
-	r->num_sge = 0;
-	r->length = 0;
-	if (u.num_sge > srq->max_sge)
-		return -IB_WC_LOC_LEN_ERR;
-	for (i = 0; i < u.num_sge; i++) {
-		struct sroce_sge sge;
-		struct sroce_mr *mr;
-
-		memcpy(&sge, &usge[i], sizeof(sge));
-		r->sge[i].addr = sge.addr;
-		r->sge[i].length = sge.length;
-		r->sge[i].mr = NULL;
-		r->num_sge = i + 1;
-		total += sge.length;
-		if (!sge.length)
-			continue;
-		mr = sroce_mr_lookup_local(srq->sdev, sge.lkey, srq->ibsrq.pd,
-					   IB_ACCESS_LOCAL_WRITE, sge.addr,
-					   sge.length);
-		if (IS_ERR(mr)) {
-			ibdev_dbg(srq->ibsrq.device,
-				  "QP %u: SRQ SGE %u lkey %#x %#llx+%u: %ld\n",
-				  qp->ibqp.qp_num, i, sge.lkey, sge.addr,
-				  sge.length, PTR_ERR(mr));
-			return -IB_WC_LOC_PROT_ERR;
-		}
-		r->sge[i].mr = mr;
-	}
-	r->length = min_t(u64, total, U32_MAX);
-	return 1;
+	return sroce_rwqe_load(qp, srq->ibsrq.pd, slot, srq->max_sge, r);
 }
 
 /**

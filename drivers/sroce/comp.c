@@ -63,9 +63,11 @@ void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy)
 
 /*
  * The retransmission timeout: a few round trips, at least 16 ms (a TCG
- * guest stalls for several ms at times: a shorter one resends for nothing).
+ * guest stalls for several ms at times: a shorter one resends for nothing);
+ * twice that before a round trip was measured.
  */
 #define SROCE_RTO_MIN_US	16000
+#define SROCE_RTO_INIT_US	(2 * SROCE_RTO_MIN_US)
 
 /*
  * When the timer should fire next: at the local ACK timeout, or earlier
@@ -78,9 +80,14 @@ static unsigned long sroce_comp_expiry(const struct sroce_qp *qp)
 	unsigned long at;
 	u64 rto_us;
 
-	if (!qp->srtt_us || qp->probes > 8)
+	if (qp->probes > 8)
 		return qp->ack_deadline;
-	rto_us = max_t(u64, 4ULL * qp->srtt_us, SROCE_RTO_MIN_US) << qp->probes;
+	rto_us = qp->srtt_us ? max_t(u64, 4ULL * qp->srtt_us, SROCE_RTO_MIN_US) :
+		 SROCE_RTO_INIT_US;
+	/* A loaded host's round trip must not push the first probe out. */
+	rto_us = min_t(u64, rto_us,
+		       div_u64(sroce_ack_timeout_ns(qp->attr.timeout), 2000));
+	rto_us <<= qp->probes;
 	at = jiffies + usecs_to_jiffies(min_t(u64, rto_us, U32_MAX));
 	return time_before(at, qp->ack_deadline) ? at : qp->ack_deadline;
 }
@@ -96,6 +103,7 @@ static unsigned long sroce_comp_expiry(const struct sroce_qp *qp)
 void sroce_comp_arm_timer(struct sroce_qp *qp)
 {
 	u64 ns = sroce_ack_timeout_ns(qp->attr.timeout);
+	unsigned long at;
 
 	lockdep_assert_held(&qp->lock);
 	if (qp->rnr_wait)
@@ -109,7 +117,11 @@ void sroce_comp_arm_timer(struct sroce_qp *qp)
 	qp->ack_deadline = jiffies + max_t(unsigned long,
 					   nsecs_to_jiffies(ns), 1);
 	qp->probes = 0;
-	mod_timer(&qp->retrans_timer, sroce_comp_expiry(qp));
+	at = sroce_comp_expiry(qp);
+	/* A go-back put off (sroce_comp_goback()) is due before. */
+	if (qp->goback_owed && time_before(qp->owed_at, at))
+		at = qp->owed_at;
+	mod_timer(&qp->retrans_timer, at);
 }
 
 /*
@@ -268,7 +280,81 @@ void sroce_comp_loss(struct sroce_qp *qp)
 {
 	qp->cwnd = max_t(u32, qp->cwnd - qp->cwnd / 4, SROCE_REQ_WINDOW_MIN);
 	qp->cwnd_acked = 0;
-	qp->rtt_timing = false;	/* its packet goes again: no sample */
+}
+
+/*
+ * How long after a go-back a NAK or an out-of-order response is taken for
+ * one the packets sent before it caused: a round trip (a guess before one
+ * was measured), at most a quarter of the local ACK timeout.
+ */
+#define SROCE_GOBACK_GUARD_INIT_US	8000
+
+static u64 sroce_comp_guard_ns(const struct sroce_qp *qp)
+{
+	u64 ns = (u64)(qp->srtt_us ?: SROCE_GOBACK_GUARD_INIT_US) * 1000;
+	u64 ack_ns = sroce_ack_timeout_ns(qp->attr.timeout);
+
+	return ack_ns ? min(ns, ack_ns / 4) : ns;
+}
+
+/*
+ * Go back to @psn (psn_una) for retransmission; lock held.  Without
+ * @force (a sequence NAK or a response beyond a missing one) nothing
+ * happens within a round trip of the last go-back: the requester sent
+ * everything from psn_una again then, and a NAK or response arriving
+ * meanwhile was caused by packets from before it (a reordering wire makes
+ * one per reordered packet).  Going back for each would resend the window
+ * over and over.  Returns true when the requester went back.
+ */
+static bool sroce_comp_goback(struct sroce_qp *qp, u32 psn, bool force)
+{
+	u64 now = ktime_get_ns(), guard = sroce_comp_guard_ns(qp);
+	unsigned long at;
+
+	if (!force && qp->goback_ns && now - qp->goback_ns < guard) {
+		if (!qp->goback_owed || sroce_psn_before(qp->gap_psn, psn))
+			qp->gap_psn = psn;
+		/*
+		 * Owed once the round trip is over (sroce_comp_timer()): the
+		 * packets this one says missing may not come again before.
+		 */
+		qp->goback_owed = true;
+		at = jiffies + nsecs_to_jiffies(qp->goback_ns + guard - now) + 1;
+		qp->owed_at = at;
+		if (!qp->rnr_wait && (!timer_pending(&qp->retrans_timer) ||
+				      time_before(at, qp->retrans_timer.expires)))
+			mod_timer(&qp->retrans_timer, at);
+		return false;
+	}
+	qp->goback_ns = now;
+	qp->goback_owed = false;
+	sroce_comp_loss(qp);
+	/* Karn: no round-trip sample from a packet sent again. */
+	if (qp->rtt_timing && !sroce_psn_before(qp->rtt_psn, psn))
+		qp->rtt_timing = false;
+	sroce_comp_rewind(qp, psn);
+	return true;
+}
+
+/*
+ * Something before @psn is missing (a READ response or atomic reply came
+ * beyond it): go back, or, within a round trip of the last go-back or of
+ * the first sign of the gap, let the timer go back then if psn_una has not
+ * passed @psn meanwhile (a reordering wire brings what is missing first).
+ * Returns true when the requester went back.
+ */
+static bool sroce_comp_gap(struct sroce_qp *qp, u32 psn)
+{
+	if (!qp->goback_owed)
+		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_IMPLIED_NAKS);
+	if (!qp->goback_owed || sroce_psn_before(qp->gap_psn, psn))
+		qp->gap_psn = psn;
+	if (qp->goback_owed)
+		return false;
+	if (!qp->goback_ns ||
+	    ktime_get_ns() - qp->goback_ns >= sroce_comp_guard_ns(qp))
+		qp->goback_ns = ktime_get_ns();	/* the guard starts now */
+	return sroce_comp_goback(qp, qp->psn_una, false);
 }
 
 /* @n more PSNs acknowledged: one more PSN of window per window's worth. */
@@ -287,6 +373,8 @@ static void sroce_comp_cwnd_grow(struct sroce_qp *qp, u32 n)
 static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 acked, bool rnr,
 				struct sroce_nfy *nfy)
 {
+	u32 n;
+
 	if (!sroce_psn_in_range(acked, qp->psn_una, sroce_comp_unacked(qp)))
 		return;
 	sroce_comp_cwnd_grow(qp, sroce_psn_outstanding(acked, qp->psn_una) + 1);
@@ -298,10 +386,14 @@ static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 acked, bool rnr,
 	}
 	/* Progress: the timeouts count from here (the caller rearms). */
 	del_timer(&qp->retrans_timer);
+	n = sroce_psn_outstanding(acked, qp->psn_una) + 1;
+	if (n >= SROCE_RD_SEEN)
+		qp->rd_seen = 0;
+	for (; qp->rd_seen && n; n--)
+		qp->rd_seen &= ~BIT_ULL((acked - n + 1) % SROCE_RD_SEEN);
 	qp->psn_una = sroce_psn_add(acked, 1);
 	sroce_comp_forward(qp);
 	qp->retry = qp->attr.retry_cnt;
-	qp->rd_gap = false;
 	if (!rnr)
 		qp->rnr_retry_left = qp->attr.rnr_retry;
 	sroce_comp_retire(qp, nfy);
@@ -328,10 +420,10 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	}
 	if (gap) {
 		/* READ responses or an atomic reply lost: ask again. */
-		sroce_stats_inc(stats, SROCE_CNT_IMPLIED_NAKS);
-		sroce_comp_loss(qp);
-		sroce_comp_rewind(qp, implied);
 		sroce_comp_arm_timer(qp);
+		if (!sroce_comp_goback(qp, implied, false))
+			return false;
+		sroce_stats_inc(stats, SROCE_CNT_IMPLIED_NAKS);
 		return true;
 	}
 
@@ -371,10 +463,8 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	case SROCE_AETH_NAK:
 		if (value == SROCE_NAK_PSN_SEQ) {
 			sroce_stats_inc(stats, SROCE_CNT_SEQ_NAK_RCVD);
-			sroce_comp_loss(qp);
-			sroce_comp_rewind(qp, psn);
 			sroce_comp_arm_timer(qp);
-			return true;
+			return sroce_comp_goback(qp, psn, false);
 		}
 		ibdev_dbg(qp->ibqp.device, "QP %u: NAK %u for PSN %#x\n",
 			  qp->ibqp.qp_num, value, psn);
@@ -400,7 +490,7 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	u32 psn = pkt->bth.psn, flags = pkt->info->flags, off, npkts;
 	u32 i, before, upto, implied;
 	struct sroce_swqe *w = NULL;
-	bool gap = false;
+	bool gap = false, early;
 	int ret;
 
 	if (!sroce_psn_in_range(psn, qp->psn_una, sroce_comp_unacked(qp)))
@@ -433,18 +523,23 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		gap = upto != before;
 		sroce_comp_ack_upto(qp, upto, false, nfy);
 	}
-	if (gap || psn != qp->psn_una) {
-		/* Responses missing before this one: ask again, once. */
-		if (!qp->rd_gap) {
-			qp->rd_gap = true;
-			sroce_stats_inc(stats, SROCE_CNT_IMPLIED_NAKS);
-			sroce_comp_loss(qp);
-			sroce_comp_rewind(qp, qp->psn_una);
-			sroce_comp_arm_timer(qp);
-			return true;
-		}
-		return false;
+	/*
+	 * A READ response beyond psn_una of the READ psn_una lies in, within
+	 * SROCE_RD_SEEN PSNs, is placed now (its bytes are undefined until
+	 * the READ completes) and remembered: a reordering wire then costs
+	 * no READ again.  Anything missing before it is asked for again if it
+	 * has not come within a round trip (sroce_comp_gap()).
+	 */
+	early = !gap && psn != qp->psn_una;
+	if (gap || (early && (w->opcode != IB_UVERBS_WR_RDMA_READ ||
+			      sroce_psn_before(qp->psn_una, w->first_psn) ||
+			      sroce_psn_outstanding(psn, qp->psn_una) >=
+			      SROCE_RD_SEEN))) {
+		sroce_comp_arm_timer(qp);
+		return sroce_comp_gap(qp, psn);
 	}
+	if (early && (qp->rd_seen & BIT_ULL(psn % SROCE_RD_SEEN)))
+		return false;	/* placed already */
 
 	if (flags & SROCE_OPF_ATOMIC) {
 		if (w->opcode == IB_UVERBS_WR_RDMA_READ)
@@ -470,10 +565,20 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_comp_fail(qp, IB_WC_LOC_PROT_ERR, nfy);
 		return false;
 	}
+	if (early) {
+		qp->rd_seen |= BIT_ULL(psn % SROCE_RD_SEEN);
+		sroce_comp_arm_timer(qp);
+		sroce_comp_gap(qp, psn);
+		return false;
+	}
+	/* The responses placed early that follow it are acknowledged too. */
+	while (psn != w->last_psn &&
+	       (qp->rd_seen & BIT_ULL(sroce_psn_add(psn, 1) % SROCE_RD_SEEN)))
+		psn = sroce_psn_add(psn, 1);
 	sroce_comp_ack_upto(qp, psn, false, nfy);
 	sroce_comp_arm_timer(qp);
 	/* A READ or atomic retired: one waiting for it may go. */
-	return flags & SROCE_OPF_LAST;
+	return psn == w->last_psn;
 
 bad:
 	sroce_stats_inc(stats, SROCE_CNT_BAD_RESPONSES);
@@ -532,8 +637,24 @@ void sroce_comp_timer(struct timer_list *t)
 		kick = true;
 		goto out_unlock;
 	}
-	if (qp->psn_una == qp->psn_max)
+	if (qp->psn_una == qp->psn_max) {
+		qp->goback_owed = false;
 		goto out_unlock;
+	}
+	if (qp->goback_owed && sroce_psn_before(qp->gap_psn, qp->psn_una)) {
+		/* What was missing came: no go-back owed. */
+		qp->goback_owed = false;
+		mod_timer(&qp->retrans_timer, sroce_comp_expiry(qp));
+		goto out_unlock;
+	}
+	if (qp->goback_owed && !sroce_psn_before(qp->gap_psn, qp->psn_una) &&
+	    time_before(jiffies, qp->ack_deadline)) {
+		/* A go-back put off by sroce_comp_goback(). */
+		sroce_comp_goback(qp, qp->psn_una, true);
+		mod_timer(&qp->retrans_timer, sroce_comp_expiry(qp));
+		kick = true;
+		goto out_unlock;
+	}
 	if (time_before(jiffies, qp->ack_deadline)) {
 		/*
 		 * Nothing heard for a few round trips: the last packets or
@@ -542,8 +663,7 @@ void sroce_comp_timer(struct timer_list *t)
 		 */
 		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RTO_PROBES);
 		qp->probes++;
-		sroce_comp_loss(qp);
-		sroce_comp_rewind(qp, qp->psn_una);
+		sroce_comp_goback(qp, qp->psn_una, true);
 		mod_timer(&qp->retrans_timer, sroce_comp_expiry(qp));
 		kick = true;
 		goto out_unlock;
@@ -554,8 +674,7 @@ void sroce_comp_timer(struct timer_list *t)
 		goto out_unlock;
 	}
 	qp->retry--;
-	sroce_comp_loss(qp);
-	sroce_comp_rewind(qp, qp->psn_una);
+	sroce_comp_goback(qp, qp->psn_una, true);
 	kick = true;
 out_unlock:
 	spin_unlock_irqrestore(&qp->lock, flags);

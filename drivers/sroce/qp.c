@@ -566,7 +566,9 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	qp->cur_off = 0;
 	qp->rq_cons = 0;
 	qp->rnr_wait = false;
-	qp->rd_gap = false;
+	qp->goback_ns = 0;
+	qp->goback_owed = false;
+	qp->rd_seen = 0;
 	qp->cwnd = SROCE_REQ_WINDOW;
 	qp->cwnd_acked = 0;
 	qp->ackreq_gap = 0;

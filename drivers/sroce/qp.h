@@ -65,6 +65,8 @@ struct sroce_srq;
  * the PSN space, so PSN comparisons hold across it.
  */
 #define SROCE_REQ_MAX_READ_PKTS	BIT(22)
+/* READ responses the completer keeps beyond a missing one (one u64). */
+#define SROCE_RD_SEEN		64
 /* Packets the requester builds per lock hold before transmitting them. */
 #define SROCE_REQ_BATCH		16
 /*
@@ -174,6 +176,7 @@ enum sroce_res_type {
  *	to be sent (NULL for a zero-length READ and once sent)
  * @va: READ: address of the byte at @first_psn
  * @len: READ: bytes from @va
+ * @rkey: READ: the rkey of the request (a duplicate must name it)
  * @orig: atomic: the original value, returned again to a duplicate
  */
 struct sroce_res {
@@ -186,6 +189,7 @@ struct sroce_res {
 	struct sroce_mr *mr;
 	u64 va;
 	u32 len;
+	u32 rkey;
 	u64 orig;
 };
 
@@ -243,8 +247,15 @@ enum sroce_qp_flag {
  * @psn_next: PSN of the next packet the requester sends
  * @psn_una: oldest PSN not acknowledged
  * @psn_max: the PSN after the highest one ever sent (tells resends apart)
- * @rd_gap: a READ response beyond @psn_una was seen and the requester went
- *	back; no new go-back until a response arrives in order
+ * @goback_ns: when the requester last went back to @psn_una (ktime ns, 0
+ *	before): a NAK or out-of-order response within a round trip of it
+ *	does not make another go-back (sroce_comp_goback())
+ * @goback_owed: one was put off so: the timer makes it when the round
+ *	trip is over, unless @psn_una passed @gap_psn meanwhile
+ * @owed_at: when it is due (jiffies)
+ * @gap_psn: the highest PSN seen beyond a gap while @goback_owed
+ * @rd_seen: READ responses placed ahead of @psn_una, a bit per PSN
+ *	modulo SROCE_RD_SEEN (those within SROCE_RD_SEEN after it)
  * @cwnd: the congestion window, in PSNs (SROCE_REQ_WINDOW_MIN to
  *	SROCE_REQ_WINDOW)
  * @cwnd_acked: PSNs acknowledged since @cwnd last grew
@@ -312,7 +323,11 @@ struct sroce_qp {
 	u32 psn_next;
 	u32 psn_una;
 	u32 psn_max;
-	bool rd_gap;
+	u64 goback_ns;
+	bool goback_owed;
+	unsigned long owed_at;
+	u32 gap_psn;
+	u64 rd_seen;
 	u32 cwnd;
 	u32 cwnd_acked;
 	u32 ackreq_gap;

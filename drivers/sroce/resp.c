@@ -569,6 +569,7 @@ static void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	r->mr = mr;
 	r->va = h.reth.va;
 	r->len = h.reth.len;
+	r->rkey = h.reth.rkey;
 	qp->epsn = sroce_psn_add(r->last_psn, 1);
 	/* Its responses acknowledge the requests before it. */
 	qp->ack.send = false;
@@ -628,6 +629,35 @@ static void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	u32 msn = qp->msn;
 	u64 orig = 0;
 
+	/*
+	 * A READ whose responses are still going out (first answer or a
+	 * replay) goes back to the PSN asked for: one stream of responses
+	 * per READ, however often the requester asks.  Its RETH must ask
+	 * for the rest of that READ.
+	 */
+	if (read) {
+		sroce_pkt_hdrs(pkt, &h);
+		for (i = qp->res_tail; i != qp->res_head; i++) {
+			struct sroce_res *c = &qp->res[i % SROCE_RES_RING];
+			u32 off;
+
+			if (c->type != SROCE_RES_READ ||
+			    !sroce_psn_in_range(psn, c->first_psn,
+						sroce_psn_outstanding(c->last_psn,
+								      c->first_psn) + 1))
+				continue;
+			off = sroce_psn_outstanding(psn, c->first_psn) *
+			      qp->pmtu;
+			if (h.reth.va != c->va + off ||
+			    h.reth.len != c->len - off ||
+			    h.reth.rkey != c->rkey)
+				return;
+			if (sroce_psn_before(psn, c->cur_psn))
+				c->cur_psn = psn;
+			return;
+		}
+	}
+
 	for (i = 0; i < SROCE_RES_RING; i++) {
 		const struct sroce_res *c = &qp->res[i];
 
@@ -676,6 +706,7 @@ static void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	r->mr = mr;
 	r->va = h.reth.va;
 	r->len = h.reth.len;
+	r->rkey = h.reth.rkey;
 }
 
 /* Next READ response packet of @r, or its atomic reply. */

@@ -14,9 +14,10 @@
 #
 # sroce to sroce: the UD corner cases of sroce-rctest (GRH, source QP,
 # immediate data, Q_Key checks and drops, receive too small, AH of another
-# PD, message above the MTU), ibv_ud_pingpong -c, ib_send_bw/ib_send_lat
-# -c UD; UC: sroce-rctest uc and uc-loss (20% of the packets lost from
-# sroce0 to sroce1: messages arrive whole or not at all), ibv_uc_pingpong
+# PD, message above the MTU, an AH to an unreachable GID refused),
+# ibv_ud_pingpong -c, ib_send_bw/ib_send_lat -c UD; UC: sroce-rctest uc
+# and uc-loss (20% of the packets lost from sroce0 to sroce1: messages
+# arrive whole or not at all), ibv_uc_pingpong
 # -c; over the RDMA CM (ib_cm on the GSI QP): rping -V, ucmatose,
 # udaddy, ib_write_bw -R, ib_send_lat -R, qperf -cm1 rc_bw and rc_lat.
 # Then sroce0 goes, rdma_rxe takes v0 (it holds UDP 4791 of init_net, so
@@ -318,7 +319,7 @@ test_unload() {
 
 ktap_plan 23
 run_test "module, veth, two sroce devices, a GSI QP on each" test_setup
-run_test "sroce-rctest ud: GRH, source QP, immediate, Q_Key, drops, local errors" test_rctest_ud
+run_test "sroce-rctest ud: GRH, source QP, immediate, Q_Key, drops, local errors, unreachable AH" test_rctest_ud
 run_test "ibv_ud_pingpong -c, 1 and 1024 bytes" test_ud_pingpong
 run_test "sroce-rctest uc: SEND, WRITE_WITH_IMM, no receive, READ refused" test_rctest_uc
 run_test "sroce-rctest uc-loss: 20% loss, messages whole or not at all" test_rctest_uc_loss

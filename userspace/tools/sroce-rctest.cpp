@@ -54,7 +54,8 @@
  *               them); a Q_Key with the high bit set means the sender
  *               QP's own; a receive too small completes with
  *               IBV_WC_LOC_LEN_ERR and the QP works on; an AH of another
- *               PD or a message above the MTU fails the send locally
+ *               PD or a message above the MTU fails the send locally; an
+ *               AH to a GID nobody answers for is refused
  *   uc          UC QPs: multi-packet SEND and RDMA WRITE_WITH_IMM arrive
  *               whole; a SEND without a receive posted is dropped (the
  *               next message takes the receive); READ is refused locally
@@ -2029,13 +2030,13 @@ bool ud_ready(endpoint &e, std::uint32_t qkey)
 	return true;
 }
 
-/* An AH on pd from e's device to peer's GID. */
-ibv_ah *make_ah(ibv_pd *pd, const endpoint &e, const endpoint &peer)
+/* An AH on pd from e's device to dgid. */
+ibv_ah *make_ah(ibv_pd *pd, const endpoint &e, const ibv_gid &dgid)
 {
 	ibv_ah_attr a{};
 
 	a.is_global = 1;
-	a.grh.dgid = peer.dev->gid;
+	a.grh.dgid = dgid;
 	a.grh.sgid_index = static_cast<std::uint8_t>(e.dev->gid_index);
 	a.grh.hop_limit = 64;
 	a.port_num = 1;
@@ -2130,7 +2131,7 @@ bool check_ud(device &da, device &db)
 	REQUIRE(make_endpoint(b, db, o));
 	REQUIRE(ud_ready(a, ud_qkey));
 	REQUIRE(ud_ready(b, ud_qkey));
-	ah_ptr ah(make_ah(a.pd.get(), a, b));
+	ah_ptr ah(make_ah(a.pd.get(), a, b.dev->gid));
 	REQUIRE(ah != nullptr);
 	const std::uint32_t bqpn = b.qp->qp_num;
 
@@ -2207,12 +2208,36 @@ bool check_ud(device &da, device &db)
 	std::printf("an AH of another PD: IBV_WC_LOC_QP_OP_ERR\n");
 	pd_ptr pd2(ibv_alloc_pd(da.ctx.get()));
 	REQUIRE(pd2 != nullptr);
-	ah_ptr ah2(make_ah(pd2.get(), a, b));
+	ah_ptr ah2(make_ah(pd2.get(), a, b.dev->gid));
 	REQUIRE(ah2 != nullptr);
 	REQUIRE(post_ud(a, 10, ah2.get(), bqpn, ud_qkey, 0, 100) == 0);
 	REQUIRE(expect_wc("A send", a.scq.get(), 10, IBV_WC_LOC_QP_OP_ERR,
 			  IBV_WC_SEND));
 	no_wc("B, the send that failed", b.rcq.get(), 300);
+
+	/*
+	 * B's subnet, an address nobody holds (B's last byte plus 100): the
+	 * core resolves the destination MAC before sroce sees the AH, finds
+	 * no neighbour and fails ibv_create_ah after its 1 s timeout.
+	 */
+	std::printf("an AH to a GID nobody answers for: refused, A works on\n");
+	ibv_gid ghost = b.dev->gid;
+	ghost.raw[15] = static_cast<std::uint8_t>(ghost.raw[15] + 100);
+	errno = 0;
+	ibv_ah *bad_ah = make_ah(a.pd.get(), a, ghost);
+	std::printf("  ibv_create_ah: %s (errno %d %s)\n",
+		    bad_ah != nullptr ? "created" : "refused", errno,
+		    std::strerror(errno));
+	if (bad_ah != nullptr)
+		ibv_destroy_ah(bad_ah);
+	CHECK(bad_ah == nullptr);
+	CHECK(errno != 0);
+	fill(a.buf.data(), 100, 12);
+	REQUIRE(post_recv(b, 12, 0, 4096 + grh_len) == 0);
+	REQUIRE(post_ud(a, 12, ah.get(), bqpn, ud_qkey, 0, 100) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 12, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	REQUIRE(expect_datagram(a, b, 12, 0, 100, 12));
 
 	std::printf("a message above the MTU: IBV_WC_LOC_LEN_ERR\n");
 	REQUIRE(to_state(a.qp.get(), IBV_QPS_RESET) == 0);

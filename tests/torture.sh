@@ -215,14 +215,7 @@ test_loss10() {
 }
 
 # 75% of the packets 5 ms late, the others not: out of order all the time.
-# KNOWN FAILURE (issue 6): under this profile the RC engine goes back far
-# too often, ACKs queue behind the resends, local ACK timeouts pile up and
-# a QP may end in RETRY_EXC_ERR (always at 1 GiB, sometimes at 32 MiB on a
-# loaded host).  Reported as SKIP in `make check` until the fix lands;
-# `make soak` and SROCE_TORTURE_REORDER=1 run it.
 test_reorder() {
-	[ "$MODE" = soak ] || [ "${SROCE_TORTURE_REORDER:-0}" = 1 ] ||
-		skip "known failure: RC stalls under heavy reordering (issue 6)"
 	lossy delay 5ms reorder 25% -- retransmits seq_naks_sent duplicate_requests
 }
 

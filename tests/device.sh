@@ -26,15 +26,7 @@ cleanup() {
 trap cleanup EXIT
 
 topology() {
-	ip netns add "$NS"
-	ip link add v0 type veth peer name v1 netns "$NS"
-	ip addr add 10.91.0.1/24 dev v0
-	ip addr add fd91::1/64 dev v0 nodad
-	ip link set v0 up
-	ip -n "$NS" link set lo up
-	ip -n "$NS" addr add 10.91.0.2/24 dev v1
-	ip -n "$NS" addr add fd91::2/64 dev v1 nodad
-	ip -n "$NS" link set v1 up
+	veth_ns 10.91.0.1 10.91.0.2 fd91::1 fd91::2
 }
 
 # gid_listed DEV PATTERN: ibv_devinfo -v lists a RoCE v2 GID matching PATTERN.
@@ -104,10 +96,6 @@ test_port_state() {
 	wait_for 10 port_is sroce0 PORT_DOWN
 	ip -n "$NS" link set v1 up
 	wait_for 10 port_is sroce0 PORT_ACTIVE
-}
-
-active_mtu_is() {
-	ibv_devinfo -d "$1" | grep -Eq "active_mtu:[[:space:]]+$2 "
 }
 
 test_mtu() {

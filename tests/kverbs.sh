@@ -102,13 +102,7 @@ test_setup() {
 	[ "$(modinfo -F vermagic "$KVERBS_KO" | cut -d' ' -f1)" = "$(uname -r)" ] ||
 		fail "$KVERBS_KO is not built for $(uname -r)"
 	sroce_load
-	ip netns add "$NS"
-	ip link add v0 type veth peer name v1 netns "$NS"
-	ip addr add "$IP0/24" dev v0
-	ip link set v0 up
-	ip -n "$NS" link set lo up
-	ip -n "$NS" addr add "$IP1/24" dev v1
-	ip -n "$NS" link set v1 up
+	veth_ns "$IP0" "$IP1"
 	rdma link add sroce0 type sroce netdev v0
 	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
 	rdma system show

@@ -372,3 +372,148 @@ gid_index() {
 has_gid() {
 	[ -n "$(gid_index "$1" "$2")" ]
 }
+
+# active_mtu_is DEV MTU: port 1 of DEV reports active_mtu MTU.
+active_mtu_is() {
+	ibv_devinfo -d "$1" | grep -Eq "active_mtu:[[:space:]]+$2 "
+}
+
+# udp4791_bound: a socket of init_net holds UDP port 4791 (rdma_rxe's).
+udp4791_bound() {
+	grep -q ':12B7 ' /proc/net/udp
+}
+
+# cm_listening: an RDMA CM ID listens (rping, ucmatose, perftest -R).
+cm_listening() {
+	rdma resource show cm_id | grep -q 'state LISTEN'
+}
+
+# --- two ends of a veth --------------------------------------------------
+#
+# Most selftests use one topology: a veth pair, v0 in init_net and v1 in
+# the network namespace $NS, an RDMA device on each end, and programs run
+# as a server on one end and a client on the other.
+
+# veth_ns IP0 IP1 [IP6_0 IP6_1]: the namespace $NS and the veth: v0 with
+# IP0/24 (and IP6_0/64) in init_net, v1 with IP1/24 (and IP6_1/64) in $NS,
+# both up; IPv6 addresses without duplicate address detection.
+veth_ns() {
+	ip netns add "$NS"
+	ip link add v0 type veth peer name v1 netns "$NS"
+	ip addr add "$1/24" dev v0
+	[ -z "${3:-}" ] || ip addr add "$3/64" dev v0 nodad
+	ip link set v0 up
+	ip -n "$NS" link set lo up
+	ip -n "$NS" addr add "$2/24" dev v1
+	[ -z "${4:-}" ] || ip -n "$NS" addr add "$4/64" dev v1 nodad
+	ip -n "$NS" link set v1 up
+}
+
+# sroce_pair IP0 IP1: veth_ns IP0 IP1 with sroce0 on v0 and sroce1 on v1,
+# once both have their IPv4 GID.
+sroce_pair() {
+	veth_ns "$1" "$2"
+	rdma link add sroce0 type sroce netdev v0
+	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
+	wait_for 10 has_gid sroce0 "::ffff:$1"
+	wait_for 10 has_gid sroce1 "::ffff:$2"
+}
+
+# veth_mtu NETDEV_MTU PATH_MTU DEV...: both ends of the veth to NETDEV_MTU,
+# then wait until each DEV reports PATH_MTU.
+veth_mtu() {
+	local d
+	ip link set v0 mtu "$1"
+	ip -n "$NS" link set v1 mtu "$1"
+	for d in "${@:3}"; do
+		wait_for 10 active_mtu_is "$d" "$2"
+	done
+}
+
+# veth_cleanup: for an EXIT trap: the server of run_pair, the devices that
+# may be on the veth, the veth, $NS, sroce and rdma_rxe; quiet.
+veth_cleanup() {
+	local d
+	[ -z "${SERVER_PID:-}" ] || kill "$SERVER_PID" 2>/dev/null
+	for d in sroce0 sroce1 rxe0; do
+		rdma link delete "$d" 2>/dev/null
+	done
+	ip netns del "$NS" 2>/dev/null
+	ip link del v0 2>/dev/null
+	sroce_unload 2>/dev/null
+	modprobe -r rdma_rxe 2>/dev/null
+	return 0
+}
+
+# run_pair WHERE WAIT SERVER_CMD... -- CLIENT_CMD...: SERVER_CMD in $NS and
+# CLIENT_CMD in init_net (WHERE "ns"), or the other way round ("init"); the
+# client starts once the server listens (WAIT: tcp:PORT, a TCP port of the
+# server's namespace; cm, an RDMA CM listener).  Each may take
+# PAIR_TIMEOUT (default 90) x SROCE_TIMEOUT_SCALE seconds.  PAIR_OUT gets
+# both outputs, the client's after a line "--- client" (perftest_check's
+# format); returns 1, saying why, unless both exit 0.  SERVER_PID is the
+# server's while it runs (veth_cleanup kills it).
+run_pair() {
+	local where=$1 wait=$2 srv=() cli=() sx=() cx=() sout cout rc=0 src=0
+	local limit=$((${PAIR_TIMEOUT:-90} * SROCE_TIMEOUT_SCALE))
+	shift 2
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	if [ "$where" = ns ]; then
+		sx=(ip netns exec "$NS")
+	else
+		cx=(ip netns exec "$NS")
+	fi
+	sout=$(mktemp)
+	cout=$(mktemp)
+	"${sx[@]}" timeout "$limit" "${srv[@]}" > "$sout" 2>&1 &
+	SERVER_PID=$!
+	case $wait in
+	tcp:*) wait_for 20 pid_listening "$SERVER_PID" "${wait#tcp:}" || rc=1 ;;
+	cm) wait_for 20 cm_listening || rc=1 ;;
+	esac
+	if [ "$rc" -eq 0 ]; then
+		"${cx[@]}" timeout "$limit" "${cli[@]}" > "$cout" 2>&1 || rc=$?
+	else
+		echo "the server does not listen ($wait)" >&2
+	fi
+	# A server ends by itself once its client is done.
+	[ "$rc" -eq 0 ] || kill "$SERVER_PID" 2>/dev/null || true
+	wait "$SERVER_PID" || src=$?
+	SERVER_PID=
+	PAIR_OUT=$(printf -- '--- server (%s): %s\n%s\n--- client: %s\n%s\n' \
+		"$where" "${srv[*]}" "$(< "$sout")" "${cli[*]}" "$(< "$cout")")
+	rm -f "$sout" "$cout"
+	echo "$PAIR_OUT"
+	[ "$rc" -eq 0 ] || { echo "client: exit status $rc" >&2; return 1; }
+	[ "$src" -eq 0 ] || { echo "server: exit status $src" >&2; return 1; }
+}
+
+# perftest_rows SIZE ITERS: both sides of PAIR_OUT have the result row of
+# SIZE bytes and ITERS iterations, the client's with figures in it.
+perftest_rows() {
+	local rows
+	rows=$(grep -Ec "^[[:space:]]*$1[[:space:]]+$2[[:space:]]" <<< "$PAIR_OUT")
+	[ "$rows" -eq 2 ] || fail "$rows result rows for $1 bytes x $2, expected 2"
+	# The client's figures are numbers, unless its perftest could not
+	# calibrate its cycle counter (it happens under TCG); a latency
+	# server may print inf or -nan when its own clock saw nothing (slow
+	# debug kernels).
+	if [[ ${PAIR_OUT#*--- client} == *"Correlation coefficient"* ]]; then
+		echo "the client's perftest could not calibrate its clock: its figures are not checked"
+		return 0
+	fi
+	grep -Eq "^[[:space:]]*$1[[:space:]]+$2([[:space:]]+[0-9.]+){3}" \
+		<<< "${PAIR_OUT#*--- client}" || fail "no figures in the client's result row"
+}
+
+# pingpong_check SIZE ITERS: PAIR_OUT of an ibv_*_pingpong pair run with
+# -c: no data mismatch, both sides ran ITERS iterations of SIZE bytes.
+pingpong_check() {
+	! grep -qi 'invalid data' <<< "$PAIR_OUT" || fail "data corrupted"
+	[ "$(grep -c "^$2 iters in" <<< "$PAIR_OUT")" -eq 2 ] ||
+		fail "both sides must report $2 iterations"
+	[ "$(grep -Ec "^$(($1 * $2 * 2)) bytes in" <<< "$PAIR_OUT")" -eq 2 ] ||
+		fail "byte count is not $(($1 * $2 * 2)) on both sides"
+}

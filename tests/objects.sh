@@ -36,12 +36,7 @@ test_setup() {
 	[ -x "$OBJTEST" ] || fail "$OBJTEST is not built"
 	sroce_load
 	sroce_provider_setup
-	ip netns add "$NS"
-	ip link add v0 type veth peer name v1 netns "$NS"
-	ip addr add 10.93.0.1/24 dev v0
-	ip link set v0 up
-	ip -n "$NS" addr add 10.93.0.2/24 dev v1
-	ip -n "$NS" link set v1 up
+	veth_ns 10.93.0.1 10.93.0.2
 	rdma link add sroce0 type sroce netdev v0
 	ibv_devinfo -v -d sroce0 | grep -E 'max_(cq|cqe|mr|mr_size|qp|pd):|page_size_cap'
 }

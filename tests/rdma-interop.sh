@@ -31,50 +31,29 @@ NS=sroce-rdma-interop-$$
 IP_RXE=10.93.8.1
 IP_SROCE=10.93.8.2
 PORT=19000
-SERVER_PID=
 MTU=1024
 BIG=$((1048576 - 4096))
 
-cleanup() {
-	[ -z "$SERVER_PID" ] || kill "$SERVER_PID" 2>/dev/null
-	rdma link delete sroce1 2>/dev/null
-	rdma link delete rxe0 2>/dev/null
-	ip netns del "$NS" 2>/dev/null
-	ip link del v0 2>/dev/null
-	sroce_unload 2>/dev/null
-	modprobe -r rdma_rxe 2>/dev/null
-}
-trap cleanup EXIT
-
-active_mtu_is() {
-	ibv_devinfo -d "$1" | grep -Eq "active_mtu:[[:space:]]+$2 "
-}
-
-init_port_bound() {
-	grep -q ':12B7 ' /proc/net/udp
-}
+trap veth_cleanup EXIT
 
 # set_mtu NETDEV_MTU PATH_MTU
 set_mtu() {
-	ip link set v0 mtu "$1"
-	ip -n "$NS" link set v1 mtu "$1"
-	wait_for 10 active_mtu_is rxe0 "$2"
-	wait_for 10 active_mtu_is sroce1 "$2"
+	veth_mtu "$1" "$2" rxe0 sroce1
 	MTU=$2
 }
 
-# On each side: the device, how to run a program in its namespace, its
-# address and IPv4 GID (looked up once per case: ibv_devinfo is slow under
+# On each side (rxe in init_net, sroce in $NS): the device, its address
+# and IPv4 GID (looked up once per case: ibv_devinfo is slow under
 # TCG), and the device for perftest_counters ("" for rdma_rxe: only
 # sroce's counters are checked).
 GID_RXE='' GID_SROCE=''
 side() { # side rxe|sroce
 	if [ "$1" = rxe ]; then
 		[ -n "$GID_RXE" ] || GID_RXE=$(gid_index rxe0 "::ffff:$IP_RXE")
-		DEV=rxe0 EXEC=() ADDR=$IP_RXE SROCE_DEV='' GID=$GID_RXE
+		DEV=rxe0 ADDR=$IP_RXE SROCE_DEV='' GID=$GID_RXE
 	else
 		[ -n "$GID_SROCE" ] || GID_SROCE=$(gid_index sroce1 "::ffff:$IP_SROCE")
-		DEV=sroce1 EXEC=(ip netns exec "$NS") ADDR=$IP_SROCE SROCE_DEV=sroce1
+		DEV=sroce1 ADDR=$IP_SROCE SROCE_DEV=sroce1
 		GID=$GID_SROCE
 	fi
 }
@@ -99,14 +78,14 @@ outstanding() {
 # exit 0 and print their results (perftest_check), and sroce's counters
 # must show the traffic (perftest_counters).
 perftest() {
-	local server=$1 prog=$2 iters=$3 srv cli rc=0 src=0 snap out t0=$SECONDS
-	local sdev sexec saddr sgid ssroce cdev cexec cgid csroce
-	local limit=$((90 * SROCE_TIMEOUT_SCALE))
+	local server=$1 prog=$2 iters=$3 rc=0 snap t0=$SECONDS where=init
+	local sdev saddr sgid ssroce cdev cgid csroce
 	shift 3
+	[ "$server" = rxe ] || where=ns
 	side "$server"
-	sdev=$DEV sexec=("${EXEC[@]}") saddr=$ADDR sgid=$GID ssroce=$SROCE_DEV
+	sdev=$DEV saddr=$ADDR sgid=$GID ssroce=$SROCE_DEV
 	if [ "$server" = rxe ]; then side sroce; else side rxe; fi
-	cdev=$DEV cexec=("${EXEC[@]}") cgid=$GID csroce=$SROCE_DEV
+	cdev=$DEV cgid=$GID csroce=$SROCE_DEV
 	if [ -z "$sgid" ] || [ -z "$cgid" ]; then
 		fail "no GID index ($sdev: '$sgid', $cdev: '$cgid')"
 	fi
@@ -115,30 +94,12 @@ perftest() {
 	esac
 	PORT=$((PORT + 1))
 	snap=$(hw_snapshot sroce1)
-	srv=$(mktemp)
-	cli=$(mktemp)
-	"${sexec[@]}" timeout "$limit" "$prog" -d "$sdev" -x "$sgid" -p "$PORT" -F -n "$iters" "$@" \
-		> "$srv" 2>&1 &
-	SERVER_PID=$!
-	if wait_for 20 pid_listening "$SERVER_PID" "$PORT"; then
-		"${cexec[@]}" timeout "$limit" "$prog" -d "$cdev" -x "$cgid" -p "$PORT" -F -n "$iters" "$@" "$saddr" \
-			> "$cli" 2>&1 || rc=$?
-	else
-		echo "the server does not listen on port $PORT" >&2
-		rc=1
-	fi
-	[ "$rc" -eq 0 ] || kill "$SERVER_PID" 2>/dev/null || true
-	wait "$SERVER_PID" || src=$?
-	SERVER_PID=
-	out=$(printf -- '--- server on %s: %s\n%s\n--- client on %s: %s\n%s\n' \
-		"$sdev" "$prog -n $iters $*" "$(< "$srv")" "$cdev" "$prog -n $iters $* $saddr" "$(< "$cli")")
-	rm -f "$srv" "$cli"
-	echo "$out"
+	run_pair "$where" "tcp:$PORT" "$prog" -d "$sdev" -x "$sgid" -p "$PORT" -F -n "$iters" "$@" \
+		-- "$prog" -d "$cdev" -x "$cgid" -p "$PORT" -F -n "$iters" "$@" "$saddr" || rc=$?
 	hw_moved "$snap"
 	echo "$prog: $((SECONDS - t0)) s"
-	[ "$rc" -eq 0 ] || fail "client: exit status $rc"
-	[ "$src" -eq 0 ] || fail "server: exit status $src"
-	perftest_check "$prog" "$iters" "$MTU" "$out" "$@"
+	[ "$rc" -eq 0 ] || fail "$prog failed"
+	perftest_check "$prog" "$iters" "$MTU" "$PAIR_OUT" "$@"
 	perftest_counters "$snap" "$prog" "$iters" "$MTU" "$csroce" "$ssroce" "$@"
 }
 
@@ -146,14 +107,8 @@ test_setup() {
 	modprobe rdma_rxe 2>/dev/null || skip "rdma_rxe is not available"
 	sroce_load
 	sroce_provider_setup
-	wait_for 5 init_port_bound || echo "rdma_rxe has not bound UDP 4791 yet"
-	ip netns add "$NS"
-	ip link add v0 type veth peer name v1 netns "$NS"
-	ip addr add "$IP_RXE/24" dev v0
-	ip link set v0 up
-	ip -n "$NS" link set lo up
-	ip -n "$NS" addr add "$IP_SROCE/24" dev v1
-	ip -n "$NS" link set v1 up
+	wait_for 5 udp4791_bound || echo "rdma_rxe has not bound UDP 4791 yet"
+	veth_ns "$IP_RXE" "$IP_SROCE"
 	rdma link add rxe0 type rxe netdev v0
 	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
 	rdma link show

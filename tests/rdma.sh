@@ -37,50 +37,24 @@ NS=sroce-rdma-$$
 IP0=10.93.7.1
 IP1=10.93.7.2
 PORT=18900
-SERVER_PID=
 # The path MTU the devices have now (the port's active MTU).
 MTU=1024
 # Seconds one perftest program may take (times SROCE_TIMEOUT_SCALE).
-PERFTEST_TIMEOUT=90
+PAIR_TIMEOUT=90
 
-cleanup() {
-	[ -z "$SERVER_PID" ] || kill "$SERVER_PID" 2>/dev/null
-	rdma link delete sroce0 2>/dev/null
-	rdma link delete sroce1 2>/dev/null
-	ip netns del "$NS" 2>/dev/null
-	ip link del v0 2>/dev/null
-	sroce_unload 2>/dev/null
-}
-trap cleanup EXIT
-
-active_mtu_is() {
-	ibv_devinfo -d "$1" | grep -Eq "active_mtu:[[:space:]]+$2 "
-}
+trap veth_cleanup EXIT
 
 # set_mtu NETDEV_MTU PATH_MTU
 set_mtu() {
-	ip link set v0 mtu "$1"
-	ip -n "$NS" link set v1 mtu "$1"
-	wait_for 10 active_mtu_is sroce0 "$2"
-	wait_for 10 active_mtu_is sroce1 "$2"
+	veth_mtu "$1" "$2" sroce0 sroce1
 	MTU=$2
 }
 
 test_setup() {
 	sroce_load
 	sroce_provider_setup
-	ip netns add "$NS"
-	ip link add v0 type veth peer name v1 netns "$NS"
-	ip addr add "$IP0/24" dev v0
-	ip link set v0 up
-	ip -n "$NS" link set lo up
-	ip -n "$NS" addr add "$IP1/24" dev v1
-	ip -n "$NS" link set v1 up
-	rdma link add sroce0 type sroce netdev v0
-	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
+	sroce_pair "$IP0" "$IP1"
 	rdma link show
-	wait_for 10 has_gid sroce0 "::ffff:$IP0"
-	wait_for 10 has_gid sroce1 "::ffff:$IP1"
 	wait_for 10 active_mtu_is sroce0 1024
 	wait_for 10 active_mtu_is sroce1 1024
 	ibv_devinfo -v -d sroce0 |
@@ -104,37 +78,17 @@ gids() {
 # (perftest_check), and the counters of both devices must show the traffic
 # (perftest_counters).
 perftest() {
-	local prog=$1 iters=$2 srv cli rc=0 src=0 snap out t0=$SECONDS
-	local limit=$((PERFTEST_TIMEOUT * SROCE_TIMEOUT_SCALE))
+	local prog=$1 iters=$2 rc=0 snap t0=$SECONDS
 	shift 2
 	gids
 	PORT=$((PORT + 1))
 	snap=$(hw_snapshot sroce0 sroce1)
-	srv=$(mktemp)
-	cli=$(mktemp)
-	ip netns exec "$NS" timeout "$limit" "$prog" -d sroce1 -x "$GID1" -p "$PORT" -F -n "$iters" "$@" \
-		> "$srv" 2>&1 &
-	SERVER_PID=$!
-	if wait_for 20 pid_listening "$SERVER_PID" "$PORT"; then
-		timeout "$limit" "$prog" -d sroce0 -x "$GID0" -p "$PORT" -F -n "$iters" "$@" "$IP1" \
-			> "$cli" 2>&1 || rc=$?
-	else
-		echo "the server does not listen on port $PORT" >&2
-		rc=1
-	fi
-	# The server ends by itself once the client is done.
-	[ "$rc" -eq 0 ] || kill "$SERVER_PID" 2>/dev/null || true
-	wait "$SERVER_PID" || src=$?
-	SERVER_PID=
-	out=$(printf -- '--- server: %s\n%s\n--- client: %s\n%s\n' \
-		"$prog -n $iters $*" "$(< "$srv")" "$prog -n $iters $* $IP1" "$(< "$cli")")
-	rm -f "$srv" "$cli"
-	echo "$out"
+	run_pair ns "tcp:$PORT" "$prog" -d sroce1 -x "$GID1" -p "$PORT" -F -n "$iters" "$@" \
+		-- "$prog" -d sroce0 -x "$GID0" -p "$PORT" -F -n "$iters" "$@" "$IP1" || rc=$?
 	hw_moved "$snap"
 	echo "$prog: $((SECONDS - t0)) s"
-	[ "$rc" -eq 0 ] || fail "client: exit status $rc"
-	[ "$src" -eq 0 ] || fail "server: exit status $src"
-	perftest_check "$prog" "$iters" "$MTU" "$out" "$@"
+	[ "$rc" -eq 0 ] || fail "$prog failed"
+	perftest_check "$prog" "$iters" "$MTU" "$PAIR_OUT" "$@"
 	perftest_counters "$snap" "$prog" "$iters" "$MTU" sroce0 sroce1 "$@"
 }
 
@@ -234,7 +188,7 @@ test_rmmod() {
 
 if [ "${1:-}" = sweep ]; then
 	# Large messages take a while under TCG.
-	PERFTEST_TIMEOUT=1200
+	PAIR_TIMEOUT=1200
 	ktap_plan 9
 	run_test "module, veth and two devices set up" test_setup
 	run_test "ib_write_bw -a" test_sweep ib_write_bw

@@ -30,30 +30,11 @@ SRQTEST=$SROCE_REPO/build/userspace/tools/sroce-srqtest
 IP0=10.93.7.1
 IP1=10.93.7.2
 PORT=18900
-SERVER_PID=
 
-cleanup() {
-	[ -z "$SERVER_PID" ] || kill "$SERVER_PID" 2>/dev/null
-	rdma link delete sroce0 2>/dev/null
-	rdma link delete sroce1 2>/dev/null
-	rdma link delete rxe0 2>/dev/null
-	ip netns del "$NS" 2>/dev/null
-	ip link del v0 2>/dev/null
-	sroce_unload 2>/dev/null
-	modprobe -r rdma_rxe 2>/dev/null
-}
-trap cleanup EXIT
-
-ns_listening() {
-	ip netns exec "$NS" ss -ltn | grep -q ":$1 "
-}
-
-init_listening() {
-	ss -ltn | grep -q ":$1 "
-}
+trap veth_cleanup EXIT
 
 udp_4791_free_in_init_net() {
-	! grep -q ':12B7 ' /proc/net/udp
+	! udp4791_bound
 }
 
 # pair SERVER_DEV SERVER_IN_NS(0|1) CLIENT_DEV SIZE ITERS [ARGS...]:
@@ -62,16 +43,14 @@ udp_4791_free_in_init_net() {
 # other namespace.  Both must finish with ITERS iterations and
 # 2 * SIZE * ITERS bytes, and no data error.
 pair() {
-	local sdev=$1 sns=$2 cdev=$3 size=$4 iters=$5 sgid cgid saddr
-	local srv cli rc=0 src=0 out
-	local -a sexec=() cexec=()
+	local sdev=$1 sns=$2 cdev=$3 size=$4 iters=$5 sgid cgid saddr where=init
 	shift 5
 	if [ "$sns" = 1 ]; then
-		sexec=(ip netns exec "$NS") saddr=$IP1
+		where=ns saddr=$IP1
 		sgid=$(gid_index "$sdev" "::ffff:$IP1")
 		cgid=$(gid_index "$cdev" "::ffff:$IP0")
 	else
-		cexec=(ip netns exec "$NS") saddr=$IP0
+		saddr=$IP0
 		sgid=$(gid_index "$sdev" "::ffff:$IP0")
 		cgid=$(gid_index "$cdev" "::ffff:$IP1")
 	fi
@@ -79,53 +58,17 @@ pair() {
 		fail "no GID index ($sdev '$sgid', $cdev '$cgid')"
 	fi
 	PORT=$((PORT + 1))
-	srv=$(mktemp)
-	cli=$(mktemp)
-	"${sexec[@]}" timeout $((120 * SROCE_TIMEOUT_SCALE)) ibv_srq_pingpong -d "$sdev" -g "$sgid" \
-		-p "$PORT" -s "$size" -n "$iters" -c "$@" > "$srv" 2>&1 &
-	SERVER_PID=$!
-	if [ "$sns" = 1 ]; then
-		wait_for 20 ns_listening "$PORT" || rc=1
-	else
-		wait_for 20 init_listening "$PORT" || rc=1
-	fi
-	if [ "$rc" -eq 0 ]; then
-		"${cexec[@]}" timeout $((120 * SROCE_TIMEOUT_SCALE)) ibv_srq_pingpong -d "$cdev" -g "$cgid" \
-			-p "$PORT" -s "$size" -n "$iters" -c "$@" "$saddr" > "$cli" 2>&1 || rc=$?
-	else
-		echo "the server does not listen on port $PORT" >&2
-	fi
-	[ "$rc" -eq 0 ] || kill "$SERVER_PID" 2>/dev/null || true
-	wait "$SERVER_PID" || src=$?
-	SERVER_PID=
-	out=$(printf -- '--- server on %s:\n%s\n--- client on %s:\n%s\n' \
-		"$sdev" "$(cat "$srv")" "$cdev" "$(cat "$cli")")
-	rm -f "$srv" "$cli"
-	echo "$out"
-	[ "$rc" -eq 0 ] || fail "client: exit status $rc"
-	[ "$src" -eq 0 ] || fail "server: exit status $src"
-	! grep -qi 'invalid data' <<< "$out" || fail "data corrupted"
-	[ "$(grep -c "^$iters iters in" <<< "$out")" -eq 2 ] ||
-		fail "both sides must report $iters iterations"
-	[ "$(grep -Ec "^$((size * iters * 2)) bytes in" <<< "$out")" -eq 2 ] ||
-		fail "byte count is not $((size * iters * 2)) on both sides"
+	PAIR_TIMEOUT=120 run_pair "$where" "tcp:$PORT" \
+		ibv_srq_pingpong -d "$sdev" -g "$sgid" -p "$PORT" -s "$size" -n "$iters" -c "$@" \
+		-- ibv_srq_pingpong -d "$cdev" -g "$cgid" -p "$PORT" -s "$size" -n "$iters" -c "$@" "$saddr"
+	pingpong_check "$size" "$iters"
 }
 
 test_setup() {
 	[ -x "$SRQTEST" ] || fail "$SRQTEST is not built"
 	sroce_load
 	sroce_provider_setup
-	ip netns add "$NS"
-	ip link add v0 type veth peer name v1 netns "$NS"
-	ip addr add "$IP0/24" dev v0
-	ip link set v0 up
-	ip -n "$NS" link set lo up
-	ip -n "$NS" addr add "$IP1/24" dev v1
-	ip -n "$NS" link set v1 up
-	rdma link add sroce0 type sroce netdev v0
-	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
-	wait_for 10 has_gid sroce0 "::ffff:$IP0"
-	wait_for 10 has_gid sroce1 "::ffff:$IP1"
+	sroce_pair "$IP0" "$IP1"
 }
 
 # Advertised only now that SRQs work; no resize.

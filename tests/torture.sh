@@ -63,15 +63,9 @@ SEED_ARGS=()
 [ -z "${SROCE_TORTURE_SEED:-}" ] || SEED_ARGS=(--seed "$SROCE_TORTURE_SEED")
 
 cleanup() {
-	rdma link delete sroce0 2>/dev/null
-	rdma link delete sroce1 2>/dev/null
-	rdma link delete rxe0 2>/dev/null
 	rdma link delete rxe1 2>/dev/null
-	ip netns del "$NS" 2>/dev/null
-	ip link del v0 2>/dev/null
 	ip link del r0 2>/dev/null
-	sroce_unload 2>/dev/null
-	modprobe -r rdma_rxe 2>/dev/null
+	veth_cleanup
 }
 trap cleanup EXIT
 
@@ -95,17 +89,7 @@ test_setup() {
 	[ -x "$TORTURE" ] || fail "$TORTURE is not built"
 	sroce_load
 	sroce_provider_setup
-	ip netns add "$NS"
-	ip link add v0 type veth peer name v1 netns "$NS"
-	ip addr add "$IP0/24" dev v0
-	ip link set v0 up
-	ip -n "$NS" link set lo up
-	ip -n "$NS" addr add "$IP1/24" dev v1
-	ip -n "$NS" link set v1 up
-	rdma link add sroce0 type sroce netdev v0
-	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
-	wait_for 10 has_gid sroce0 "::ffff:$IP0"
-	wait_for 10 has_gid sroce1 "::ffff:$IP1"
+	sroce_pair "$IP0" "$IP1"
 	rdma link show
 }
 

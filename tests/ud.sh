@@ -37,67 +37,15 @@ IP0=10.93.20.1
 IP1=10.93.20.2
 RCTEST=$SROCE_REPO/build/userspace/tools/sroce-rctest
 PORT=18900
-SERVER_PID=
 QPERF_PID=
 # The device on v0: sroce0, then rxe0.
 DEV0=sroce0
 
 cleanup() {
-	[ -z "$SERVER_PID" ] || kill "$SERVER_PID" 2>/dev/null
 	[ -z "$QPERF_PID" ] || kill "$QPERF_PID" 2>/dev/null
-	rdma link delete sroce0 2>/dev/null
-	rdma link delete rxe0 2>/dev/null
-	ip netns exec "$NS" rdma link delete sroce1 2>/dev/null
-	ip netns del "$NS" 2>/dev/null
-	ip link del v0 2>/dev/null
-	sroce_unload 2>/dev/null
-	modprobe -r rdma_rxe 2>/dev/null
+	veth_cleanup
 }
 trap cleanup EXIT
-
-cm_listening() {
-	rdma resource show cm_id | grep -q 'state LISTEN'
-}
-
-# pair WHERE WAIT SERVER_CMD... -- CLIENT_CMD...: the server in $NS and the
-# client in init_net (WHERE "ns"), or the other way round ("init"), once
-# the server listens (WAIT: tcp:PORT, or cm for an RDMA CM listener).
-# Both must exit 0; PAIR_OUT gets both outputs, the client's after a line
-# "--- client" (perftest_check's format).
-pair() {
-	local where=$1 wait=$2 srv=() cli=() sx=() cx=() sout cout rc=0 src=0
-	shift 2
-	while [ "$1" != -- ]; do srv+=("$1"); shift; done
-	shift
-	cli=("$@")
-	if [ "$where" = ns ]; then
-		sx=(ip netns exec "$NS")
-	else
-		cx=(ip netns exec "$NS")
-	fi
-	sout=$(mktemp)
-	cout=$(mktemp)
-	"${sx[@]}" timeout $((90 * SROCE_TIMEOUT_SCALE)) "${srv[@]}" > "$sout" 2>&1 &
-	SERVER_PID=$!
-	case $wait in
-	tcp:*) wait_for 20 pid_listening "$SERVER_PID" "${wait#tcp:}" || rc=1 ;;
-	cm) wait_for 20 cm_listening || rc=1 ;;
-	esac
-	if [ "$rc" -eq 0 ]; then
-		"${cx[@]}" timeout $((90 * SROCE_TIMEOUT_SCALE)) "${cli[@]}" > "$cout" 2>&1 || rc=$?
-	else
-		echo "the server does not listen" >&2
-	fi
-	[ "$rc" -eq 0 ] || kill "$SERVER_PID" 2>/dev/null || true
-	wait "$SERVER_PID" || src=$?
-	SERVER_PID=
-	PAIR_OUT=$(printf -- '--- server (%s): %s\n%s\n--- client: %s\n%s\n' \
-		"$where" "${srv[*]}" "$(cat "$sout")" "${cli[*]}" "$(cat "$cout")")
-	rm -f "$sout" "$cout"
-	echo "$PAIR_OUT"
-	[ "$rc" -eq 0 ] || fail "client: exit status $rc"
-	[ "$src" -eq 0 ] || fail "server: exit status $src"
-}
 
 # The GID indexes of the IPv4 addresses: G0 of $DEV0, G1 of sroce1.
 gids() {
@@ -122,7 +70,7 @@ ud_pingpong() {
 	gids
 	sides "$1"
 	PORT=$((PORT + 1))
-	pair "$1" "tcp:$PORT" ibv_ud_pingpong -d "$SDEV" -g "$SG" -p "$PORT" -s "$2" -n "$n" -c \
+	run_pair "$1" "tcp:$PORT" ibv_ud_pingpong -d "$SDEV" -g "$SG" -p "$PORT" -s "$2" -n "$n" -c \
 		-- ibv_ud_pingpong -d "$CDEV" -g "$CG" -p "$PORT" -s "$2" -n "$n" -c "$SIP"
 	[ "$(grep -c "^$n iters in" <<< "$PAIR_OUT")" -eq 2 ] ||
 		fail "both sides must report $n iterations"
@@ -135,7 +83,7 @@ uc_pingpong() {
 	gids
 	sides "$1"
 	PORT=$((PORT + 1))
-	pair "$1" "tcp:$PORT" ibv_uc_pingpong -d "$SDEV" -g "$SG" -p "$PORT" -s "$2" -n "$n" -c \
+	run_pair "$1" "tcp:$PORT" ibv_uc_pingpong -d "$SDEV" -g "$SG" -p "$PORT" -s "$2" -n "$n" -c \
 		-- ibv_uc_pingpong -d "$CDEV" -g "$CG" -p "$PORT" -s "$2" -n "$n" -c "$SIP"
 	[ "$(grep -c "^$((2 * n * $2)) bytes in" <<< "$PAIR_OUT")" -eq 2 ] ||
 		fail "both sides must report $((2 * n * $2)) bytes"
@@ -149,7 +97,7 @@ ud_perftest() {
 	gids
 	sides "$where"
 	PORT=$((PORT + 1))
-	pair "$where" "tcp:$PORT" "$prog" -d "$SDEV" -x "$SG" -p "$PORT" -F -c UD -s "$size" -n "$iters" "$@" \
+	run_pair "$where" "tcp:$PORT" "$prog" -d "$SDEV" -x "$SG" -p "$PORT" -F -c UD -s "$size" -n "$iters" "$@" \
 		-- "$prog" -d "$CDEV" -x "$CG" -p "$PORT" -F -c UD -s "$size" -n "$iters" "$@" "$SIP"
 	perftest_check "$prog" "$iters" 1024 "$PAIR_OUT" -s "$size" "$@"
 }
@@ -158,7 +106,7 @@ ud_perftest() {
 cm_perftest() {
 	local prog=$1 size=$2 iters=$3
 	PORT=$((PORT + 1))
-	pair ns cm "$prog" -d sroce1 -p "$PORT" -F -R -s "$size" -n "$iters" \
+	run_pair ns cm "$prog" -d sroce1 -p "$PORT" -F -R -s "$size" -n "$iters" \
 		-- "$prog" -d sroce0 -p "$PORT" -F -R -s "$size" -n "$iters" "$IP1"
 	grep -q 'rdma_cm QPs[[:space:]]*: ON' <<< "$PAIR_OUT" || fail "$prog did not use the RDMA CM"
 	perftest_check "$prog" "$iters" 1024 "$PAIR_OUT" -s "$size"
@@ -167,7 +115,7 @@ cm_perftest() {
 # rping WHERE: 10 pings with their data verified (-V), over the RDMA CM.
 rping_pair() {
 	sides "$1"
-	pair "$1" cm rping -s -a "$SIP" -C 10 -v -V -- rping -c -a "$SIP" -C 10 -v -V
+	run_pair "$1" cm rping -s -a "$SIP" -C 10 -v -V -- rping -c -a "$SIP" -C 10 -v -V
 	[ "$(grep -c '^ping data: rdma-ping-' <<< "${PAIR_OUT#*--- client}")" -eq 10 ] ||
 		fail "the client must show 10 pings"
 }
@@ -175,7 +123,7 @@ rping_pair() {
 # cmatose WHERE PROG: ucmatose or udaddy, which check their own transfers.
 cmatose() {
 	sides "$1"
-	pair "$1" cm "$2" -- "$2" -s "$SIP"
+	run_pair "$1" cm "$2" -- "$2" -s "$SIP"
 	[ "$(grep -c '^return status 0' <<< "$PAIR_OUT")" -eq 2 ] ||
 		fail "both sides must end with status 0"
 }
@@ -184,17 +132,7 @@ test_setup() {
 	[ -x "$RCTEST" ] || fail "$RCTEST is not built"
 	sroce_load
 	sroce_provider_setup
-	ip netns add "$NS"
-	ip link add v0 type veth peer name v1 netns "$NS"
-	ip addr add "$IP0/24" dev v0
-	ip link set v0 up
-	ip -n "$NS" link set lo up
-	ip -n "$NS" addr add "$IP1/24" dev v1
-	ip -n "$NS" link set v1 up
-	rdma link add sroce0 type sroce netdev v0
-	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
-	wait_for 10 has_gid sroce0 "::ffff:$IP0"
-	wait_for 10 has_gid sroce1 "::ffff:$IP1"
+	sroce_pair "$IP0" "$IP1"
 	# The MAD layer made QP1 on each port, and the port offers CM.
 	rdma resource show qp | grep -E 'lqpn 1 type GSI'
 	[ "$(rdma resource show qp | grep -c 'lqpn 1 type GSI state RTS')" -eq 2 ] ||

@@ -1901,13 +1901,15 @@ bool check_rd_limit(device &da, device &db)
 		CHECK(mismatch(a.buf.data(), len, 7) < 0);
 	}
 	/*
-	 * Four READs of 1 MiB in one post: their requests leave together, and
-	 * the responder, which answers a READ of 1024 packets mostly from its
-	 * work item, sees the second one while the first still holds its only
-	 * resource.  (Posted one by one, on a loaded host each READ could be
-	 * answered before the next request arrived.)
+	 * Four READs of 96 KiB in one post.  The requester builds the first
+	 * two requests in one batch (the second starts within its window of
+	 * 128 PSNs) and sends them back to back from one context; the
+	 * responder, which answers the first in softirq for 32 packets and
+	 * from a work item of this CPU for the rest, sees the second while
+	 * the first still holds its only resource.  (Posted one by one, the
+	 * work item could finish the first READ before the next post.)
 	 */
-	const std::uint32_t len = 1U << 20U;
+	const std::uint32_t len = 96 * 1024;
 	o.buf_size = len;
 	o.max_rd_atomic = 4;
 	for (int attempt = 1; attempt <= 5; ++attempt) {

@@ -490,18 +490,6 @@ ibv_qp *make_qp(ibv_pd *pd, ibv_cq *cq, ibv_qp_type type, std::uint32_t wr,
 	return ibv_create_qp(pd, &ia);
 }
 
-/* modify_qp must fail with EINVAL and leave the state alone. */
-bool modify_refused(ibv_qp *qp, ibv_qp_attr attr, int mask, const char *what)
-{
-	const ibv_qp_state before = qp_state(qp);
-	const int ret = ibv_modify_qp(qp, &attr, mask);
-	const ibv_qp_state after = qp_state(qp);
-
-	std::printf("  %s: %d (%s), state %d -> %d\n", what, ret,
-		    ret != 0 ? std::strerror(ret) : "accepted", before, after);
-	return ret == EINVAL && before == after;
-}
-
 /* CREATE_QP as a raw write() command, with a driver tail of our choosing. */
 struct raw_create_qp {
 	ib_uverbs_cmd_hdr hdr;

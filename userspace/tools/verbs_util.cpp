@@ -189,6 +189,18 @@ int to_state(ibv_qp *qp, ibv_qp_state s)
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
 }
 
+bool modify_refused(ibv_qp *qp, ibv_qp_attr attr, int mask, const char *what,
+		    int want)
+{
+	const ibv_qp_state before = qp_state(qp);
+	const int ret = ibv_modify_qp(qp, &attr, mask);
+	const ibv_qp_state after = qp_state(qp);
+
+	std::printf("  %s: %d (%s), state %d -> %d\n", what, ret,
+		    ret != 0 ? std::strerror(ret) : "accepted", before, after);
+	return ret == want && before == after;
+}
+
 int to_init(ibv_qp *qp, int access)
 {
 	ibv_qp_attr a{};

@@ -170,6 +170,13 @@ ibv_qp_state qp_state(ibv_qp *qp);
 /* ibv_modify_qp() to s, nothing else. */
 int to_state(ibv_qp *qp, ibv_qp_state s);
 
+/*
+ * ibv_modify_qp() with attr and mask must fail with want and leave the
+ * state alone; what it did is printed.
+ */
+bool modify_refused(ibv_qp *qp, ibv_qp_attr attr, int mask, const char *what,
+		    int want = EINVAL);
+
 /* ibv_modify_qp() from RESET to INIT on port 1 with P_Key index 0. */
 int to_init(ibv_qp *qp, int access = IBV_ACCESS_LOCAL_WRITE);
 

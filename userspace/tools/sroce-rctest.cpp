@@ -1469,7 +1469,7 @@ bool check_rdma(device &da, device &db)
 
 	o.buf_size = std::size_t{256} * 1024;
 	REQUIRE(make_remote_pair(a, b, da, db, o));
-	constexpr std::size_t half = 128 * 1024;
+	constexpr std::size_t half = std::size_t{128} * 1024;
 
 	for (const std::uint32_t len : {0U, 1U, 1024U, 1025U, 5000U, 65536U}) {
 		std::printf("  RDMA WRITE of %u bytes\n", len);

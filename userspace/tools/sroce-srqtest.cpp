@@ -126,7 +126,7 @@ ibv_qp *make_qp(side &s, ibv_srq *srq)
 
 /* srq_wr 0: no SRQ.  An SRQ of srq_wr WQEs otherwise. */
 bool make_side(side &s, device &d, int nqp, std::uint32_t srq_wr,
-	       std::size_t buf_size)
+	       std::uint32_t buf_size)
 {
 	ibv_context *ctx = d.ctx.get();
 
@@ -136,8 +136,7 @@ bool make_side(side &s, device &d, int nqp, std::uint32_t srq_wr,
 	s.pd.reset(ibv_alloc_pd(ctx));
 	REQUIRE(s.scq != nullptr && s.rcq != nullptr && s.pd != nullptr);
 	s.buf.assign(buf_size, 0);
-	s.mr.reset(ibv_reg_mr(s.pd.get(), s.buf.data(), s.buf.size(),
-			      IBV_ACCESS_LOCAL_WRITE));
+	s.mr.reset(ibv_reg_mr(s.pd.get(), s.buf.data(), s.buf.size(), acc_lw));
 	REQUIRE(s.mr != nullptr);
 	if (srq_wr != 0) {
 		ibv_srq_init_attr sia{};

@@ -46,21 +46,11 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/sroce-abi.h>
 
+#include "verbs_util.h"
+
 namespace {
 
-int failures;
-
-#define CHECK(cond)                                                      \
-	do {                                                             \
-		if (cond) {                                              \
-			std::printf("ok: %s\n", #cond);                  \
-		} else {                                                 \
-			std::printf("FAILED: %s (%s:%d, errno %d %s)\n", \
-				    #cond, __FILE__, __LINE__, errno,    \
-				    std::strerror(errno));               \
-			++failures;                                      \
-		}                                                        \
-	} while (0)
+using namespace verbs_util;
 
 /* Expect NULL with errno want (0: any errno). */
 template <typename T>
@@ -79,15 +69,8 @@ bool refused(T *obj, int want, const char *what)
 
 ibv_context *open_dev(const char *name)
 {
-	int n = 0;
-	ibv_device **list = ibv_get_device_list(&n);
-	ibv_context *ctx = nullptr;
+	ibv_context *ctx = open_context(name);
 
-	for (int i = 0; list != nullptr && i < n; ++i)
-		if (std::strcmp(ibv_get_device_name(list[i]), name) == 0)
-			ctx = ibv_open_device(list[i]);
-	if (list != nullptr)
-		ibv_free_device_list(list);
 	if (ctx == nullptr) {
 		std::printf("cannot open %s: %s\n", name, std::strerror(errno));
 		std::exit(1);
@@ -102,11 +85,7 @@ bool is_pow2(int v)
 
 constexpr std::size_t buf_len = std::size_t{4} * 4096;
 
-/* As ints: libibverbs mixes two enum types in these flags. */
-constexpr int acc_lw = IBV_ACCESS_LOCAL_WRITE;
-constexpr int acc_rw = IBV_ACCESS_REMOTE_WRITE;
-constexpr int acc_rr = IBV_ACCESS_REMOTE_READ;
-constexpr int acc_ra = IBV_ACCESS_REMOTE_ATOMIC;
+/* As an int: libibverbs mixes two enum types in these flags. */
 constexpr int acc_mw = IBV_ACCESS_MW_BIND;
 
 void *alloc_buf(int prot = PROT_READ | PROT_WRITE)
@@ -511,28 +490,6 @@ ibv_qp *make_qp(ibv_pd *pd, ibv_cq *cq, ibv_qp_type type, std::uint32_t wr,
 	return ibv_create_qp(pd, &ia);
 }
 
-ibv_qp_state qp_state(ibv_qp *qp)
-{
-	ibv_qp_attr a{};
-	ibv_qp_init_attr ia{};
-
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) != 0)
-		return static_cast<ibv_qp_state>(-1);
-	return a.qp_state;
-}
-
-/* modify_qp must fail with EINVAL and leave the state alone. */
-bool modify_refused(ibv_qp *qp, ibv_qp_attr attr, int mask, const char *what)
-{
-	const ibv_qp_state before = qp_state(qp);
-	const int ret = ibv_modify_qp(qp, &attr, mask);
-	const ibv_qp_state after = qp_state(qp);
-
-	std::printf("  %s: %d (%s), state %d -> %d\n", what, ret,
-		    ret != 0 ? std::strerror(ret) : "accepted", before, after);
-	return ret == EINVAL && before == after;
-}
-
 /* CREATE_QP as a raw write() command, with a driver tail of our choosing. */
 struct raw_create_qp {
 	ib_uverbs_cmd_hdr hdr;
@@ -668,8 +625,6 @@ int check_qp_errors(ibv_context *ctx)
 	CHECK(modify_refused(qp, a, IBV_QP_STATE, "RESET -> RTR"));
 	a.qp_state = IBV_QPS_RTS;
 	CHECK(modify_refused(qp, a, IBV_QP_STATE, "RESET -> RTS"));
-	const int init_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			      IBV_QP_ACCESS_FLAGS;
 	a = ibv_qp_attr{};
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
@@ -687,9 +642,6 @@ int check_qp_errors(ibv_context *ctx)
 	CHECK(ibv_modify_qp(qp, &a, init_mask) == 0);
 	CHECK(qp_state(qp) == IBV_QPS_INIT);
 
-	const int rtr_mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 	ibv_qp_attr r{};
 	r.qp_state = IBV_QPS_RTR;
 	r.path_mtu = pattr.active_mtu;
@@ -722,9 +674,6 @@ int check_qp_errors(ibv_context *ctx)
 	CHECK(ibv_modify_qp(qp, &r, rtr_mask) == 0);
 	CHECK(qp_state(qp) == IBV_QPS_RTR);
 
-	const int rts_mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			     IBV_QP_MAX_QP_RD_ATOMIC;
 	ibv_qp_attr t{};
 	t.qp_state = IBV_QPS_RTS;
 	t.timeout = 14;

@@ -80,17 +80,11 @@
 
 #include <infiniband/verbs.h>
 
+#include "verbs_util.h"
+
 namespace {
 
-int timeout_scale()
-{
-	const char *s = std::getenv("SROCE_TIMEOUT_SCALE");
-	const int v = s != nullptr ? std::atoi(s) : 1;
-
-	return v > 0 ? v : 1;
-}
-
-const int scale = timeout_scale();
+using namespace verbs_util;
 
 /* ---- the outcome of the running case ------------------------------------ */
 
@@ -140,65 +134,7 @@ __attribute__((format(printf, 1, 2))) void note(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* As ints: ibv_reg_mr() mixes two enum types in its flags. */
-constexpr int acc_lw = IBV_ACCESS_LOCAL_WRITE;
-constexpr int acc_rw = IBV_ACCESS_REMOTE_WRITE;
-constexpr int acc_rr = IBV_ACCESS_REMOTE_READ;
-constexpr int acc_ra = IBV_ACCESS_REMOTE_ATOMIC;
 constexpr int acc_all = acc_lw | acc_rw | acc_rr | acc_ra;
-
-/* ---- RAII over libibverbs handles --------------------------------------- */
-
-const char *kind(ibv_context * /*unused*/)
-{
-	return "device context";
-}
-const char *kind(ibv_cq * /*unused*/)
-{
-	return "CQ";
-}
-const char *kind(ibv_pd * /*unused*/)
-{
-	return "PD";
-}
-const char *kind(ibv_mr * /*unused*/)
-{
-	return "MR";
-}
-const char *kind(ibv_mw * /*unused*/)
-{
-	return "MW";
-}
-const char *kind(ibv_qp * /*unused*/)
-{
-	return "QP";
-}
-
-/* A deleter calling a libibverbs destroy function; a failure fails the case. */
-template <typename T, int (*Destroy)(T *)>
-struct destroyer {
-	void operator()(T *p) const noexcept
-	{
-		const int ret = Destroy(p);
-
-		if (ret != 0)
-			fail("destroying a %s: %s", kind(p),
-			     std::strerror(ret));
-	}
-};
-
-int dealloc_mw(ibv_mw *mw)
-{
-	return ibv_dealloc_mw(mw);
-}
-
-using context_ptr =
-	std::unique_ptr<ibv_context, destroyer<ibv_context, ibv_close_device>>;
-using cq_ptr = std::unique_ptr<ibv_cq, destroyer<ibv_cq, ibv_destroy_cq>>;
-using pd_ptr = std::unique_ptr<ibv_pd, destroyer<ibv_pd, ibv_dealloc_pd>>;
-using mr_ptr = std::unique_ptr<ibv_mr, destroyer<ibv_mr, ibv_dereg_mr>>;
-using mw_ptr = std::unique_ptr<ibv_mw, destroyer<ibv_mw, dealloc_mw>>;
-using qp_ptr = std::unique_ptr<ibv_qp, destroyer<ibv_qp, ibv_destroy_qp>>;
 
 /* ---- memory ------------------------------------------------------------- */
 
@@ -278,31 +214,6 @@ private:
 	std::size_t len_ = 0;
 };
 
-unsigned char pattern(std::uint32_t seed, std::size_t i)
-{
-	return static_cast<unsigned char>(std::size_t{seed} * 131U + i * 7U +
-					  (i >> 8U) + 1U);
-}
-
-void fill(unsigned char *p, std::size_t len, std::uint32_t seed)
-{
-	for (std::size_t i = 0; i < len; ++i)
-		p[i] = pattern(seed, i);
-}
-
-std::uint64_t load64(const unsigned char *p)
-{
-	std::uint64_t v = 0;
-
-	std::memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-void store64(unsigned char *p, std::uint64_t v)
-{
-	std::memcpy(p, &v, sizeof(v));
-}
-
 /* got must equal want byte for byte; say where it does not. */
 void compare_bytes(const char *what, const unsigned char *got,
 		   const unsigned char *want, std::size_t len)
@@ -327,91 +238,11 @@ void compare_bytes(const char *what, const unsigned char *got,
 
 /* ---- devices and QPs ------------------------------------------------------ */
 
-struct device {
-	context_ptr ctx;
-	std::string name;
-	ibv_device_attr attr{};
-	ibv_port_attr port{};
-	int gid_index = -1;
-	ibv_gid gid{};
-};
-
-bool is_v4_mapped(const ibv_gid &gid)
+/* Open name (its GID as open_device() finds it) and say what it offers. */
+bool open_dev(device &d, const char *name, int gid_index)
 {
-	static constexpr unsigned char prefix[12] = {0, 0, 0, 0, 0,    0,
-						     0, 0, 0, 0, 0xff, 0xff};
-
-	return std::memcmp(gid.raw, prefix, sizeof(prefix)) == 0;
-}
-
-std::string gid_str(const ibv_gid &gid)
-{
-	char s[INET6_ADDRSTRLEN] = {};
-
-	inet_ntop(AF_INET6, gid.raw, s, sizeof(s));
-	return s;
-}
-
-/* Open name; its GID is gid_index, or its first RoCE v2 IPv4 one if < 0. */
-bool open_device(device &d, const char *name, int gid_index)
-{
-	int n = 0;
-	ibv_device **list = ibv_get_device_list(&n);
-	bool found = false;
-	int err = 0;
-
-	d.name = name;
-	for (int i = 0; list != nullptr && i < n; ++i) {
-		if (std::strcmp(ibv_get_device_name(list[i]), name) == 0) {
-			found = true;
-			d.ctx.reset(ibv_open_device(list[i]));
-			err = errno;
-		}
-	}
-	if (list != nullptr)
-		ibv_free_device_list(list);
-	if (!found) {
-		std::printf("no RDMA device %s\n", name);
+	if (!open_device(d, name, gid_index))
 		return false;
-	}
-	if (!d.ctx) {
-		std::printf("cannot open %s: %s\n", name, std::strerror(err));
-		return false;
-	}
-	if (ibv_query_device(d.ctx.get(), &d.attr) != 0 ||
-	    ibv_query_port(d.ctx.get(), 1, &d.port) != 0) {
-		std::printf("cannot query %s: %s\n", name,
-			    std::strerror(errno));
-		return false;
-	}
-	if (gid_index >= 0) {
-		if (ibv_query_gid(d.ctx.get(), 1, gid_index, &d.gid) != 0) {
-			std::printf("%s has no GID %d\n", name, gid_index);
-			return false;
-		}
-		d.gid_index = gid_index;
-	} else {
-		std::vector<ibv_gid_entry> gids(d.port.gid_tbl_len);
-		const ssize_t count = ibv_query_gid_table(
-			d.ctx.get(), gids.data(), gids.size(), 0);
-
-		for (ssize_t i = 0; i < count; ++i) {
-			const ibv_gid_entry &e =
-				gids[static_cast<std::size_t>(i)];
-
-			if (e.port_num == 1 &&
-			    e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-			    is_v4_mapped(e.gid)) {
-				d.gid_index = static_cast<int>(e.gid_index);
-				d.gid = e.gid;
-				break;
-			}
-		}
-		if (d.gid_index < 0) {
-			std::printf("%s has no RoCE v2 IPv4 GID\n", name);
-			return false;
-		}
-	}
 	std::printf("%s: GID %d %s, active MTU %d, max_msg_sz %u, "
 		    "atomic_cap %d, max_mw %d\n",
 		    name, d.gid_index, gid_str(d.gid).c_str(),
@@ -464,16 +295,6 @@ bool make_qp(qp_end &e, device &d, ibv_pd *pd)
 	return true;
 }
 
-ibv_qp_state qp_state(ibv_qp *qp)
-{
-	ibv_qp_attr a{};
-	ibv_qp_init_attr ia{};
-
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) != 0)
-		return static_cast<ibv_qp_state>(-1);
-	return a.qp_state;
-}
-
 const char *state_str(ibv_qp_state s)
 {
 	switch (s) {
@@ -510,34 +331,19 @@ void expect_state(const char *who, ibv_qp *qp, ibv_qp_state want)
 /* e from RESET to RTR (and RTS), aimed at peer. */
 bool bring_up(qp_end &e, const qp_end &peer, int access)
 {
-	ibv_qp_attr a{};
-
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = access;
-	if (ibv_modify_qp(e.qp.get(), &a,
-			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS) != 0) {
+	if (to_init(e.qp.get(), access) != 0) {
 		fail("modify_qp to INIT: %s", std::strerror(errno));
 		return false;
 	}
-	a = {};
+	ibv_qp_attr a{};
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = IBV_MTU_1024;
 	a.dest_qp_num = peer.qp->qp_num;
 	a.rq_psn = peer.psn;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = peer.dev->gid;
-	a.ah_attr.grh.sgid_index = static_cast<std::uint8_t>(e.dev->gid_index);
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(e.qp.get(), &a,
-			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				  IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER) != 0) {
+	a.ah_attr = roce_av(*e.dev, *peer.dev);
+	if (ibv_modify_qp(e.qp.get(), &a, rtr_mask) != 0) {
 		fail("modify_qp to RTR: %s", std::strerror(errno));
 		return false;
 	}
@@ -548,10 +354,7 @@ bool bring_up(qp_end &e, const qp_end &peer, int access)
 	a.rnr_retry = 7;
 	a.sq_psn = e.psn;
 	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(e.qp.get(), &a,
-			  IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-				  IBV_QP_MAX_QP_RD_ATOMIC) != 0) {
+	if (ibv_modify_qp(e.qp.get(), &a, rts_mask) != 0) {
 		fail("modify_qp to RTS: %s", std::strerror(errno));
 		return false;
 	}
@@ -567,31 +370,6 @@ bool connect(qp_end &a, qp_end &b, int b_access)
 }
 
 /* ---- completions ---------------------------------------------------------- */
-
-using clock_type = std::chrono::steady_clock;
-
-/* The next completion of cq within ms (scaled), polling. */
-std::optional<ibv_wc> wait_wc(ibv_cq *cq, int ms)
-{
-	const auto deadline =
-		clock_type::now() + std::chrono::milliseconds(ms * scale);
-	ibv_wc wc{};
-
-	for (unsigned int spins = 0;; ++spins) {
-		const int n = ibv_poll_cq(cq, 1, &wc);
-
-		if (n < 0) {
-			fail("poll_cq returned %d", n);
-			return std::nullopt;
-		}
-		if (n == 1)
-			return wc;
-		if (clock_type::now() > deadline)
-			return std::nullopt;
-		if (spins > 100)
-			usleep(100);
-	}
-}
 
 void print_wc(const char *what, const ibv_wc &wc)
 {
@@ -1692,13 +1470,14 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	setvbuf(stdout, nullptr, _IOLBF, 0);
+	/* What the shared helpers report fails the running case. */
+	report_failure = [](const char *what) { fail("%s", what); };
 
 	unsigned int n_ok = 0, n_fail = 0, n_skip = 0;
 	{
 		device a, b;
 
-		if (!open_device(a, dev_a, gid_a) ||
-		    !open_device(b, dev_b, gid_b)) {
+		if (!open_dev(a, dev_a, gid_a) || !open_dev(b, dev_b, gid_b)) {
 			std::printf("FAIL open: cannot use %s and %s\n", dev_a,
 				    dev_b);
 			if (pattern != nullptr)

@@ -88,184 +88,19 @@
 
 #include <infiniband/verbs.h>
 
+#include "verbs_util.h"
+
 namespace {
 
-int failures;
-
-/* errno is cleared first: what it says afterwards comes from cond. */
-#define CHECK(cond)                                                      \
-	do {                                                             \
-		errno = 0;                                               \
-		if (cond) {                                              \
-			std::printf("ok: %s\n", #cond);                  \
-		} else {                                                 \
-			std::printf("FAILED: %s (%s:%d, errno %d %s)\n", \
-				    #cond, __FILE__, __LINE__, errno,    \
-				    std::strerror(errno));               \
-			++failures;                                      \
-		}                                                        \
-	} while (0)
-
-/* As CHECK, but give up on the check when cond is false. */
-#define REQUIRE(cond)                                  \
-	do {                                           \
-		const int failures_before_ = failures; \
-		CHECK(cond);                           \
-		if (failures != failures_before_)      \
-			return false;                  \
-	} while (0)
-
-/* Quiet: print only when cond is false (loops of many iterations). */
-#define EXPECT(cond, ...)                                                    \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			std::printf("FAILED: %s (%s:%d): ", #cond, __FILE__, \
-				    __LINE__);                               \
-			std::printf(__VA_ARGS__);                            \
-			std::printf("\n");                                   \
-			++failures;                                          \
-			return false;                                        \
-		}                                                            \
-	} while (0)
-
-int timeout_scale()
-{
-	const char *s = std::getenv("SROCE_TIMEOUT_SCALE");
-	const int v = s != nullptr ? std::atoi(s) : 1;
-
-	return v > 0 ? v : 1;
-}
-
-const int scale = timeout_scale();
-
-/* As an int: ibv_reg_mr() mixes two enum types in its flags. */
-constexpr int acc_lw = IBV_ACCESS_LOCAL_WRITE;
-
-/* ---- RAII over libibverbs handles -------------------------------------- */
-
-const char *kind(ibv_context * /*unused*/)
-{
-	return "device context";
-}
-const char *kind(ibv_comp_channel * /*unused*/)
-{
-	return "completion channel";
-}
-const char *kind(ibv_cq * /*unused*/)
-{
-	return "CQ";
-}
-const char *kind(ibv_pd * /*unused*/)
-{
-	return "PD";
-}
-const char *kind(ibv_mr * /*unused*/)
-{
-	return "MR";
-}
-const char *kind(ibv_qp * /*unused*/)
-{
-	return "QP";
-}
-const char *kind(ibv_ah * /*unused*/)
-{
-	return "AH";
-}
-
-/* A deleter calling a libibverbs destroy function; a failure counts. */
-template <typename T, int (*Destroy)(T *)>
-struct destroyer {
-	void operator()(T *p) const noexcept
-	{
-		const int ret = Destroy(p);
-
-		if (ret != 0) {
-			std::printf("FAILED: destroying a %s: %s\n", kind(p),
-				    std::strerror(ret));
-			++failures;
-		}
-	}
-};
-
-using context_ptr =
-	std::unique_ptr<ibv_context, destroyer<ibv_context, ibv_close_device>>;
-using channel_ptr =
-	std::unique_ptr<ibv_comp_channel,
-			destroyer<ibv_comp_channel, ibv_destroy_comp_channel>>;
-using cq_ptr = std::unique_ptr<ibv_cq, destroyer<ibv_cq, ibv_destroy_cq>>;
-using pd_ptr = std::unique_ptr<ibv_pd, destroyer<ibv_pd, ibv_dealloc_pd>>;
-using mr_ptr = std::unique_ptr<ibv_mr, destroyer<ibv_mr, ibv_dereg_mr>>;
-using qp_ptr = std::unique_ptr<ibv_qp, destroyer<ibv_qp, ibv_destroy_qp>>;
-using ah_ptr = std::unique_ptr<ibv_ah, destroyer<ibv_ah, ibv_destroy_ah>>;
+using namespace verbs_util;
 
 /* ---- devices and endpoints ----------------------------------------------- */
 
-struct device {
-	context_ptr ctx;
-	std::string name;
-	ibv_port_attr port{};
-	int gid_index = -1;
-	ibv_gid gid{};
-};
-
-bool is_v4_mapped(const ibv_gid &gid)
+void describe(const device &d)
 {
-	static constexpr unsigned char prefix[12] = {0, 0, 0, 0, 0,    0,
-						     0, 0, 0, 0, 0xff, 0xff};
-
-	return std::memcmp(gid.raw, prefix, sizeof(prefix)) == 0;
-}
-
-std::string gid_str(const ibv_gid &gid)
-{
-	char s[INET6_ADDRSTRLEN] = {};
-
-	inet_ntop(AF_INET6, gid.raw, s, sizeof(s));
-	return s;
-}
-
-bool open_device(device &d, const char *name)
-{
-	int n = 0;
-	ibv_device **list = ibv_get_device_list(&n);
-
-	d.name = name;
-	for (int i = 0; list != nullptr && i < n; ++i)
-		if (std::strcmp(ibv_get_device_name(list[i]), name) == 0)
-			d.ctx.reset(ibv_open_device(list[i]));
-	if (list != nullptr)
-		ibv_free_device_list(list);
-	if (!d.ctx) {
-		std::printf("FAILED: cannot open %s: %s\n", name,
-			    std::strerror(errno));
-		return false;
-	}
-	if (ibv_query_port(d.ctx.get(), 1, &d.port) != 0) {
-		std::printf("FAILED: query_port %s: %s\n", name,
-			    std::strerror(errno));
-		return false;
-	}
-	std::vector<ibv_gid_entry> gids(d.port.gid_tbl_len);
-	const ssize_t count =
-		ibv_query_gid_table(d.ctx.get(), gids.data(), gids.size(), 0);
-	for (ssize_t i = 0; i < count; ++i) {
-		const ibv_gid_entry &e = gids[static_cast<std::size_t>(i)];
-
-		if (e.port_num == 1 && e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-		    is_v4_mapped(e.gid)) {
-			d.gid_index = static_cast<int>(e.gid_index);
-			d.gid = e.gid;
-			break;
-		}
-	}
-	if (d.gid_index < 0) {
-		std::printf("FAILED: %s has no RoCE v2 IPv4 GID (%zd GIDs)\n",
-			    name, count);
-		return false;
-	}
-	std::printf("%s: GID %d %s, active MTU %d\n", name, d.gid_index,
-		    gid_str(d.gid).c_str(), 128 << d.port.active_mtu);
-	return true;
+	std::printf("%s: GID %d %s, active MTU %d\n", d.name.c_str(),
+		    d.gid_index, gid_str(d.gid).c_str(),
+		    128 << d.port.active_mtu);
 }
 
 /* What an endpoint is created and connected with. */
@@ -345,16 +180,6 @@ ibv_qp_cap query_cap(ibv_qp *qp)
 	return a.cap;
 }
 
-ibv_qp_state qp_state(ibv_qp *qp)
-{
-	ibv_qp_attr a{};
-	ibv_qp_init_attr ia{};
-
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) != 0)
-		return static_cast<ibv_qp_state>(-1);
-	return a.qp_state;
-}
-
 /* PD, CQs (on a channel if asked), a registered buffer and an RC QP. */
 bool make_endpoint(endpoint &e, device &d, const qp_opts &o)
 {
@@ -391,26 +216,6 @@ bool make_endpoint(endpoint &e, device &d, const qp_opts &o)
 	return true;
 }
 
-int to_init(ibv_qp *qp, int access = IBV_ACCESS_LOCAL_WRITE)
-{
-	ibv_qp_attr a{};
-
-	a.qp_state = IBV_QPS_INIT;
-	a.pkey_index = 0;
-	a.port_num = 1;
-	a.qp_access_flags = static_cast<unsigned int>(access);
-	return ibv_modify_qp(qp, &a,
-			     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				     IBV_QP_ACCESS_FLAGS);
-}
-
-constexpr int rtr_mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-constexpr int rts_mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			 IBV_QP_MAX_QP_RD_ATOMIC;
-
 ibv_qp_attr rtr_attr(const endpoint &e, const endpoint &peer)
 {
 	ibv_qp_attr a{};
@@ -421,11 +226,7 @@ ibv_qp_attr rtr_attr(const endpoint &e, const endpoint &peer)
 	a.rq_psn = peer.psn;
 	a.max_dest_rd_atomic = e.opts.max_dest_rd_atomic;
 	a.min_rnr_timer = e.opts.min_rnr_timer;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = peer.dev->gid;
-	a.ah_attr.grh.sgid_index = static_cast<std::uint8_t>(e.dev->gid_index);
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
+	a.ah_attr = roce_av(*e.dev, *peer.dev);
 	return a;
 }
 
@@ -454,14 +255,6 @@ int to_rts(endpoint &e)
 	ibv_qp_attr a = rts_attr(e);
 
 	return ibv_modify_qp(e.qp.get(), &a, rts_mask);
-}
-
-int to_state(ibv_qp *qp, ibv_qp_state s)
-{
-	ibv_qp_attr a{};
-
-	a.qp_state = s;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
 }
 
 /*
@@ -549,36 +342,6 @@ int post_recv(endpoint &e, std::uint64_t wr_id, std::size_t off,
 	return post_recv_sges(e, wr_id, &sge, 1);
 }
 
-using clock_type = std::chrono::steady_clock;
-
-clock_type::time_point deadline_in(int ms)
-{
-	return clock_type::now() + std::chrono::milliseconds(ms * scale);
-}
-
-/* The next completion of cq within ms (scaled), polling. */
-std::optional<ibv_wc> wait_wc(ibv_cq *cq, int ms = 10000)
-{
-	const auto deadline = deadline_in(ms);
-	ibv_wc wc{};
-
-	for (unsigned int spins = 0;; ++spins) {
-		const int n = ibv_poll_cq(cq, 1, &wc);
-
-		if (n < 0) {
-			std::printf("FAILED: poll_cq returned %d\n", n);
-			++failures;
-			return std::nullopt;
-		}
-		if (n == 1)
-			return wc;
-		if (clock_type::now() > deadline)
-			return std::nullopt;
-		if (spins > 100)
-			usleep(100);
-	}
-}
-
 void print_wc(const char *what, const ibv_wc &wc)
 {
 	std::printf("  %s: wr_id %" PRIu64 " status %s (%d) opcode %d "
@@ -635,18 +398,6 @@ bool no_wc(const char *what, ibv_cq *cq, int ms)
 }
 
 /* ---- data ------------------------------------------------------------------ */
-
-unsigned char pattern(std::uint32_t msg, std::size_t i)
-{
-	return static_cast<unsigned char>(std::size_t{msg} * 131U + i * 7U +
-					  (i >> 8U) + 1U);
-}
-
-void fill(unsigned char *p, std::size_t len, std::uint32_t msg)
-{
-	for (std::size_t i = 0; i < len; ++i)
-		p[i] = pattern(msg, i);
-}
 
 /* p holds message msg from byte from on, for len bytes; -1 or a mismatch. */
 long mismatch(const unsigned char *p, std::size_t len, std::uint32_t msg,
@@ -931,19 +682,6 @@ bool check_full(device &da, device &db)
 
 /* ---- state ------------------------------------------------------------------- */
 
-/* modify_qp must fail with want (EINVAL) and leave the state alone. */
-bool modify_refused(ibv_qp *qp, ibv_qp_attr attr, int mask, const char *what,
-		    int want = EINVAL)
-{
-	const ibv_qp_state before = qp_state(qp);
-	const int ret = ibv_modify_qp(qp, &attr, mask);
-	const ibv_qp_state after = qp_state(qp);
-
-	std::printf("  %s: %d (%s), state %d -> %d\n", what, ret,
-		    ret != 0 ? std::strerror(ret) : "accepted", before, after);
-	return ret == want && before == after;
-}
-
 bool send_refused(endpoint &e, const char *what)
 {
 	const int ret = post_send(e, 1, 0, 16);
@@ -979,8 +717,6 @@ bool check_state(device &da, device &db)
 	x = {};
 	x.qp_state = IBV_QPS_INIT;
 	x.port_num = 2;
-	const int init_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			      IBV_QP_ACCESS_FLAGS;
 	CHECK(modify_refused(qa, x, init_mask, "RESET -> INIT on port 2"));
 	x.port_num = 1;
 	x.pkey_index = 5;
@@ -1720,19 +1456,6 @@ bool make_remote_pair(endpoint &a, endpoint &b, device &da, device &db,
 	return connect(a, b);
 }
 
-std::uint64_t load64(const unsigned char *p)
-{
-	std::uint64_t v = 0;
-
-	std::memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-void store64(unsigned char *p, std::uint64_t v)
-{
-	std::memcpy(p, &v, sizeof(v));
-}
-
 /*
  * RDMA WRITE and WRITE_WITH_IMM of several sizes (across the path MTU),
  * READ scattered into three local SGEs, and atomics whose every result is
@@ -1747,7 +1470,7 @@ bool check_rdma(device &da, device &db)
 
 	o.buf_size = std::size_t{256} * 1024;
 	REQUIRE(make_remote_pair(a, b, da, db, o));
-	constexpr std::size_t half = 128 * 1024;
+	constexpr std::size_t half = std::size_t{128} * 1024;
 
 	for (const std::uint32_t len : {0U, 1U, 1024U, 1025U, 5000U, 65536U}) {
 		std::printf("  RDMA WRITE of %u bytes\n", len);
@@ -2454,11 +2177,6 @@ bool check_uc_loss(device &da, device &db)
 	return true;
 }
 
-struct check {
-	std::string_view name;
-	bool (*fn)(device &, device &);
-};
-
 constexpr check checks[] = {
 	{"wrap", check_wrap},
 	{"full", check_full},
@@ -2479,51 +2197,9 @@ constexpr check checks[] = {
 	{"uc-loss", check_uc_loss},
 };
 
-bool run(const check &c, device &a, device &b)
-{
-	const int before = failures;
-	const bool finished = c.fn(a, b);
-	const bool ok = finished && failures == before;
-
-	if (!finished && failures == before)
-		++failures;
-	std::printf("%s: %.*s\n", ok ? "PASS" : "FAIL",
-		    static_cast<int>(c.name.size()), c.name.data());
-	return ok;
-}
-
 } /* namespace */
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		std::fprintf(stderr, "usage: %s DEV_A DEV_B CHECK\n", argv[0]);
-		return 2;
-	}
-	setvbuf(stdout, nullptr, _IOLBF, 0);
-	const std::string_view what = argv[3];
-	const check *one = nullptr;
-	for (const check &c : checks)
-		if (c.name == what)
-			one = &c;
-	if (one == nullptr && what != "all") {
-		std::fprintf(stderr, "unknown check %s\n", argv[3]);
-		return 2;
-	}
-
-	{
-		device a, b;
-		if (open_device(a, argv[1]) && open_device(b, argv[2])) {
-			if (one != nullptr) {
-				run(*one, a, b);
-			} else {
-				for (const check &c : checks)
-					run(c, a, b);
-			}
-		} else {
-			++failures;
-		}
-	}
-	std::printf("%d failure(s)\n", failures);
-	return failures != 0 ? 1 : 0;
+	return check_main(argc, argv, checks, describe);
 }

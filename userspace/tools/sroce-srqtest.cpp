@@ -62,143 +62,18 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/sroce-abi.h>
 
+#include "verbs_util.h"
+
 namespace {
 
-int failures;
+using namespace verbs_util;
 
-/* errno is cleared first: what it says afterwards comes from cond. */
-#define CHECK(cond)                                                      \
-	do {                                                             \
-		errno = 0;                                               \
-		if (cond) {                                              \
-			std::printf("ok: %s\n", #cond);                  \
-		} else {                                                 \
-			std::printf("FAILED: %s (%s:%d, errno %d %s)\n", \
-				    #cond, __FILE__, __LINE__, errno,    \
-				    std::strerror(errno));               \
-			++failures;                                      \
-		}                                                        \
-	} while (0)
-
-/* As CHECK, but give up on the check when cond is false. */
-#define REQUIRE(cond)                                  \
-	do {                                           \
-		const int failures_before_ = failures; \
-		CHECK(cond);                           \
-		if (failures != failures_before_)      \
-			return false;                  \
-	} while (0)
-
-/* Quiet: print only when cond is false (loops of many iterations). */
-#define EXPECT(cond, ...)                                                    \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			std::printf("FAILED: %s (%s:%d): ", #cond, __FILE__, \
-				    __LINE__);                               \
-			std::printf(__VA_ARGS__);                            \
-			std::printf("\n");                                   \
-			++failures;                                          \
-			return false;                                        \
-		}                                                            \
-	} while (0)
-
-int timeout_scale()
+void describe(const device &d)
 {
-	const char *s = std::getenv("SROCE_TIMEOUT_SCALE");
-	const int v = s != nullptr ? std::atoi(s) : 1;
-
-	return v > 0 ? v : 1;
-}
-
-const int scale = timeout_scale();
-
-/* ---- RAII over libibverbs handles -------------------------------------- */
-
-template <typename T, int (*Destroy)(T *)>
-struct destroyer {
-	void operator()(T *p) const noexcept
-	{
-		const int ret = Destroy(p);
-
-		if (ret != 0) {
-			std::printf("FAILED: destroying a verbs object: %s\n",
-				    std::strerror(ret));
-			++failures;
-		}
-	}
-};
-
-using context_ptr =
-	std::unique_ptr<ibv_context, destroyer<ibv_context, ibv_close_device>>;
-using cq_ptr = std::unique_ptr<ibv_cq, destroyer<ibv_cq, ibv_destroy_cq>>;
-using pd_ptr = std::unique_ptr<ibv_pd, destroyer<ibv_pd, ibv_dealloc_pd>>;
-using mr_ptr = std::unique_ptr<ibv_mr, destroyer<ibv_mr, ibv_dereg_mr>>;
-using qp_ptr = std::unique_ptr<ibv_qp, destroyer<ibv_qp, ibv_destroy_qp>>;
-using srq_ptr = std::unique_ptr<ibv_srq, destroyer<ibv_srq, ibv_destroy_srq>>;
-
-/* ---- devices ------------------------------------------------------------- */
-
-struct device {
-	context_ptr ctx;
-	std::string name;
-	ibv_device_attr attr{};
-	int gid_index = -1;
-	ibv_gid gid{};
-};
-
-bool is_v4_mapped(const ibv_gid &gid)
-{
-	static constexpr unsigned char prefix[12] = {0, 0, 0, 0, 0,    0,
-						     0, 0, 0, 0, 0xff, 0xff};
-
-	return std::memcmp(gid.raw, prefix, sizeof(prefix)) == 0;
-}
-
-bool open_device(device &d, const char *name)
-{
-	int n = 0;
-	ibv_device **list = ibv_get_device_list(&n);
-
-	d.name = name;
-	for (int i = 0; list != nullptr && i < n; ++i)
-		if (std::strcmp(ibv_get_device_name(list[i]), name) == 0)
-			d.ctx.reset(ibv_open_device(list[i]));
-	if (list != nullptr)
-		ibv_free_device_list(list);
-	if (!d.ctx) {
-		std::printf("FAILED: cannot open %s: %s\n", name,
-			    std::strerror(errno));
-		return false;
-	}
-	if (ibv_query_device(d.ctx.get(), &d.attr) != 0) {
-		std::printf("FAILED: query_device %s\n", name);
-		return false;
-	}
-	ibv_port_attr port{};
-	if (ibv_query_port(d.ctx.get(), 1, &port) != 0)
-		return false;
-	std::vector<ibv_gid_entry> gids(port.gid_tbl_len);
-	const ssize_t count =
-		ibv_query_gid_table(d.ctx.get(), gids.data(), gids.size(), 0);
-	for (ssize_t i = 0; i < count; ++i) {
-		const ibv_gid_entry &e = gids[static_cast<std::size_t>(i)];
-
-		if (e.port_num == 1 && e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-		    is_v4_mapped(e.gid)) {
-			d.gid_index = static_cast<int>(e.gid_index);
-			d.gid = e.gid;
-			break;
-		}
-	}
-	if (d.gid_index < 0) {
-		std::printf("FAILED: %s has no RoCE v2 IPv4 GID\n", name);
-		return false;
-	}
 	std::printf("%s: GID index %d, max_srq %d max_srq_wr %d "
 		    "max_srq_sge %d\n",
-		    name, d.gid_index, d.attr.max_srq, d.attr.max_srq_wr,
-		    d.attr.max_srq_sge);
-	return true;
+		    d.name.c_str(), d.gid_index, d.attr.max_srq,
+		    d.attr.max_srq_wr, d.attr.max_srq_sge);
 }
 
 /* ---- the two sides ------------------------------------------------------- */
@@ -251,7 +126,7 @@ ibv_qp *make_qp(side &s, ibv_srq *srq)
 
 /* srq_wr 0: no SRQ.  An SRQ of srq_wr WQEs otherwise. */
 bool make_side(side &s, device &d, int nqp, std::uint32_t srq_wr,
-	       std::size_t buf_size)
+	       std::uint32_t buf_size)
 {
 	ibv_context *ctx = d.ctx.get();
 
@@ -261,8 +136,7 @@ bool make_side(side &s, device &d, int nqp, std::uint32_t srq_wr,
 	s.pd.reset(ibv_alloc_pd(ctx));
 	REQUIRE(s.scq != nullptr && s.rcq != nullptr && s.pd != nullptr);
 	s.buf.assign(buf_size, 0);
-	s.mr.reset(ibv_reg_mr(s.pd.get(), s.buf.data(), s.buf.size(),
-			      IBV_ACCESS_LOCAL_WRITE));
+	s.mr.reset(ibv_reg_mr(s.pd.get(), s.buf.data(), s.buf.size(), acc_lw));
 	REQUIRE(s.mr != nullptr);
 	if (srq_wr != 0) {
 		ibv_srq_init_attr sia{};
@@ -280,14 +154,6 @@ bool make_side(side &s, device &d, int nqp, std::uint32_t srq_wr,
 		s.psn.push_back(next_psn());
 	}
 	return true;
-}
-
-int to_state(ibv_qp *qp, ibv_qp_state st)
-{
-	ibv_qp_attr a{};
-
-	a.qp_state = st;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
 }
 
 /* QP i of x from RESET to RTS towards QP i of y. */
@@ -309,11 +175,7 @@ bool connect_one(side &x, side &y, std::size_t i)
 	a.rq_psn = y.psn[i];
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = y.dev->gid;
-	a.ah_attr.grh.sgid_index = static_cast<std::uint8_t>(x.dev->gid_index);
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
+	a.ah_attr = roce_av(*x.dev, *y.dev);
 	REQUIRE(ibv_modify_qp(qp, &a,
 			      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 				      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
@@ -381,28 +243,6 @@ int send_msg(side &a, std::uint32_t q, std::uint32_t n)
 	wr.opcode = IBV_WR_SEND;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	return ibv_post_send(a.qps[q].get(), &wr, &bad);
-}
-
-using clock_type = std::chrono::steady_clock;
-
-std::optional<ibv_wc> wait_wc(ibv_cq *cq, int ms = 10000)
-{
-	const auto deadline =
-		clock_type::now() + std::chrono::milliseconds(ms * scale);
-	ibv_wc wc{};
-
-	for (unsigned int spins = 0;; ++spins) {
-		const int n = ibv_poll_cq(cq, 1, &wc);
-
-		if (n < 0)
-			return std::nullopt;
-		if (n == 1)
-			return wc;
-		if (clock_type::now() > deadline)
-			return std::nullopt;
-		if (spins > 100)
-			usleep(100);
-	}
 }
 
 /* The send of message n of QP q of a completed successfully. */
@@ -851,62 +691,15 @@ bool check_bad_input(device &da, device &db)
 
 /* ---- main ------------------------------------------------------------------ */
 
-struct check {
-	std::string_view name;
-	bool (*fn)(device &, device &);
-};
-
 constexpr check checks[] = {
 	{"limit", check_limit},		{"shared", check_shared},
 	{"full", check_full},		{"error", check_error},
 	{"bad-input", check_bad_input},
 };
 
-bool run(const check &c, device &a, device &b)
-{
-	const int before = failures;
-	const bool finished = c.fn(a, b);
-	const bool ok = finished && failures == before;
-
-	if (!finished && failures == before)
-		++failures;
-	std::printf("%s: %.*s\n", ok ? "PASS" : "FAIL",
-		    static_cast<int>(c.name.size()), c.name.data());
-	return ok;
-}
-
 } /* namespace */
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		std::fprintf(stderr, "usage: %s DEV_A DEV_B CHECK\n", argv[0]);
-		return 2;
-	}
-	setvbuf(stdout, nullptr, _IOLBF, 0);
-	const std::string_view what = argv[3];
-	const check *one = nullptr;
-	for (const check &c : checks)
-		if (c.name == what)
-			one = &c;
-	if (one == nullptr && what != "all") {
-		std::fprintf(stderr, "unknown check %s\n", argv[3]);
-		return 2;
-	}
-
-	{
-		device a, b;
-		if (open_device(a, argv[1]) && open_device(b, argv[2])) {
-			if (one != nullptr) {
-				run(*one, a, b);
-			} else {
-				for (const check &c : checks)
-					run(c, a, b);
-			}
-		} else {
-			++failures;
-		}
-	}
-	std::printf("%d failure(s)\n", failures);
-	return failures != 0 ? 1 : 0;
+	return check_main(argc, argv, checks, describe);
 }

@@ -121,17 +121,11 @@
 
 #include <infiniband/verbs.h>
 
+#include "verbs_util.h"
+
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-
-int timeout_scale()
-{
-	const char *s = std::getenv("SROCE_TIMEOUT_SCALE");
-	const int v = s != nullptr ? std::atoi(s) : 1;
-
-	return v > 0 ? v : 1;
-}
+using namespace verbs_util;
 
 /* ---- random numbers and patterns ------------------------------------------ */
 
@@ -485,110 +479,25 @@ std::uint64_t op_bytes(const op_desc &d)
 	return d.len;
 }
 
-/* ---- RAII over libibverbs handles ------------------------------------------ */
-
-int failed_destroys;
-
-template <typename T, int (*Destroy)(T *)>
-struct destroyer {
-	void operator()(T *p) const noexcept
-	{
-		const int ret = Destroy(p);
-
-		if (ret != 0) {
-			std::printf("FAIL: a destroy call returned %s\n",
-				    std::strerror(ret));
-			++failed_destroys;
-		}
-	}
-};
-
-using context_ptr =
-	std::unique_ptr<ibv_context, destroyer<ibv_context, ibv_close_device>>;
-using cq_ptr = std::unique_ptr<ibv_cq, destroyer<ibv_cq, ibv_destroy_cq>>;
-using pd_ptr = std::unique_ptr<ibv_pd, destroyer<ibv_pd, ibv_dealloc_pd>>;
-using mr_ptr = std::unique_ptr<ibv_mr, destroyer<ibv_mr, ibv_dereg_mr>>;
-using qp_ptr = std::unique_ptr<ibv_qp, destroyer<ibv_qp, ibv_destroy_qp>>;
-
 /* ---- devices ----------------------------------------------------------------- */
 
-struct device {
-	context_ptr ctx; /* declared first: closed last */
+/* A device and the PD of all its QPs (freed before the device is closed). */
+struct device_with_pd : device {
 	pd_ptr pd;
-	std::string name;
-	ibv_device_attr attr{};
-	ibv_port_attr port{};
-	int gid_index = -1;
-	ibv_gid gid{};
 };
 
-bool is_v4_mapped(const ibv_gid &gid)
+/* A failure the shared helpers report (a destroy call, opening a device). */
+void report(const char *what)
 {
-	static constexpr unsigned char prefix[12] = {0, 0, 0, 0, 0,    0,
-						     0, 0, 0, 0, 0xff, 0xff};
-
-	return std::memcmp(gid.raw, prefix, sizeof(prefix)) == 0;
+	std::printf("FAIL: %s\n", what);
+	++failures;
 }
 
-std::string gid_str(const ibv_gid &gid)
+bool open_dev(device_with_pd &d, const std::string &name, int gid_index,
+	      bool quiet)
 {
-	char s[INET6_ADDRSTRLEN] = {};
-
-	inet_ntop(AF_INET6, gid.raw, s, sizeof(s));
-	return s;
-}
-
-bool open_device(device &d, const std::string &name, int gid_index, bool quiet)
-{
-	int n = 0;
-	ibv_device **list = ibv_get_device_list(&n);
-
-	d.name = name;
-	for (int i = 0; list != nullptr && i < n; ++i)
-		if (name == ibv_get_device_name(list[i]))
-			d.ctx.reset(ibv_open_device(list[i]));
-	if (list != nullptr)
-		ibv_free_device_list(list);
-	if (!d.ctx) {
-		std::printf("FAIL: cannot open %s: %s\n", name.c_str(),
-			    std::strerror(errno));
+	if (!open_device(d, name.c_str(), gid_index))
 		return false;
-	}
-	if (ibv_query_device(d.ctx.get(), &d.attr) != 0 ||
-	    ibv_query_port(d.ctx.get(), 1, &d.port) != 0) {
-		std::printf("FAIL: query_device/query_port %s: %s\n",
-			    name.c_str(), std::strerror(errno));
-		return false;
-	}
-	if (gid_index >= 0) {
-		if (ibv_query_gid(d.ctx.get(), 1, gid_index, &d.gid) != 0) {
-			std::printf("FAIL: %s has no GID %d\n", name.c_str(),
-				    gid_index);
-			return false;
-		}
-		d.gid_index = gid_index;
-	} else {
-		std::vector<ibv_gid_entry> gids(d.port.gid_tbl_len);
-		const ssize_t count = ibv_query_gid_table(
-			d.ctx.get(), gids.data(), gids.size(), 0);
-		for (ssize_t i = 0; i < count; ++i) {
-			const ibv_gid_entry &e =
-				gids[static_cast<std::size_t>(i)];
-
-			if (e.port_num == 1 &&
-			    e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-			    is_v4_mapped(e.gid)) {
-				d.gid_index = static_cast<int>(e.gid_index);
-				d.gid = e.gid;
-				break;
-			}
-		}
-		if (d.gid_index < 0) {
-			std::printf("FAIL: %s has no RoCE v2 IPv4 GID\n",
-				    name.c_str());
-			return false;
-		}
-	}
 	d.pd.reset(ibv_alloc_pd(d.ctx.get()));
 	if (!d.pd) {
 		std::printf("FAIL: alloc_pd %s: %s\n", name.c_str(),
@@ -901,19 +810,6 @@ bool check_target(const std::string &what, const endpoint &t, std::size_t base,
 	return false;
 }
 
-std::uint64_t load64(const unsigned char *p)
-{
-	std::uint64_t v = 0;
-
-	std::memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-void store64(unsigned char *p, std::uint64_t v)
-{
-	std::memcpy(p, &v, sizeof(v));
-}
-
 std::size_t counter_at(const config &c, unsigned int i)
 {
 	/* A guard word before each counter. */
@@ -926,7 +822,7 @@ constexpr int acc_local = IBV_ACCESS_LOCAL_WRITE;
 constexpr int acc_remote = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 
-bool make_endpoint(endpoint &e, device &d, const config &c)
+bool make_endpoint(endpoint &e, device_with_pd &d, const config &c)
 {
 	ibv_context *ctx = d.ctx.get();
 	const int cqe = static_cast<int>(c.opt.depth) + 1;
@@ -1008,10 +904,7 @@ bool connect_one(const config &c, endpoint &e, const endpoint &peer)
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
 	a.qp_access_flags = static_cast<unsigned int>(acc_remote);
-	if (!modify(e.qp.get(), a,
-		    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			    IBV_QP_ACCESS_FLAGS,
-		    "INIT"))
+	if (!modify(e.qp.get(), a, init_mask, "INIT"))
 		return false;
 	a = {};
 	a.qp_state = IBV_QPS_RTR;
@@ -1020,16 +913,8 @@ bool connect_one(const config &c, endpoint &e, const endpoint &peer)
 	a.rq_psn = peer.psn;
 	a.max_dest_rd_atomic = c.rd_atomic;
 	a.min_rnr_timer = 12; /* 0.64 ms */
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = peer.dev->gid;
-	a.ah_attr.grh.sgid_index = static_cast<std::uint8_t>(e.dev->gid_index);
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	return modify(e.qp.get(), a,
-		      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			      IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
-		      "RTR");
+	a.ah_attr = roce_av(*e.dev, *peer.dev);
+	return modify(e.qp.get(), a, rtr_mask, "RTR");
 }
 
 bool to_rts(const config &c, endpoint &e)
@@ -1042,11 +927,7 @@ bool to_rts(const config &c, endpoint &e)
 	a.rnr_retry = static_cast<std::uint8_t>(c.opt.rnr_retry);
 	a.sq_psn = e.psn;
 	a.max_rd_atomic = c.rd_atomic;
-	return modify(e.qp.get(), a,
-		      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			      IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			      IBV_QP_MAX_QP_RD_ATOMIC,
-		      "RTS");
+	return modify(e.qp.get(), a, rts_mask, "RTS");
 }
 
 /*
@@ -1054,10 +935,10 @@ bool to_rts(const config &c, endpoint &e)
  * share of the budget.  PSNs are seeded too; half start just below the
  * 2^24 wrap.
  */
-bool make_pair(const config &c, pair_state &p, unsigned int i, device &a,
-	       device &b)
+bool make_pair(const config &c, pair_state &p, unsigned int i,
+	       device_with_pd &a, device_with_pd &b)
 {
-	device *devs[2] = {&a, &b};
+	device_with_pd *devs[2] = {&a, &b};
 	rng r{mix64(c.opt.seed ^ salt_psn ^ i)};
 	const unsigned int streams = 2 * c.opt.qps;
 
@@ -2152,7 +2033,7 @@ bool configure(config &c, const device &a, const device &b)
  * asking for c.max_inline bytes, or none where that fails).
  */
 bool create_pairs(config &c, std::vector<std::unique_ptr<pair_state>> &pairs,
-		  device &a, device &b)
+		  device_with_pd &a, device_with_pd &b)
 {
 	for (unsigned int i = 0; i < c.opt.qps; ++i) {
 		auto p = std::make_unique<pair_state>();
@@ -2212,6 +2093,7 @@ int main(int argc, char **argv)
 	if (pr != 0)
 		return pr;
 	setvbuf(stdout, nullptr, _IOLBF, 0);
+	report_failure = report;
 	const std::string replay = replay_line(argc, argv, c.opt);
 	std::printf("sroce-torture: seed %" PRIu64 "\n", c.opt.seed);
 
@@ -2219,14 +2101,13 @@ int main(int argc, char **argv)
 	bool setup_ok = false;
 	{
 		/* Devices outlive the pairs (declared first). */
-		device a;
-		device b;
+		device_with_pd a;
+		device_with_pd b;
 		std::vector<std::unique_ptr<pair_state>> pairs;
 
-		setup_ok =
-			open_device(a, c.opt.dev_a, c.opt.gid_a, c.opt.quiet) &&
-			open_device(b, c.opt.dev_b, c.opt.gid_b, c.opt.quiet) &&
-			configure(c, a, b) && create_pairs(c, pairs, a, b);
+		setup_ok = open_dev(a, c.opt.dev_a, c.opt.gid_a, c.opt.quiet) &&
+			   open_dev(b, c.opt.dev_b, c.opt.gid_b, c.opt.quiet) &&
+			   configure(c, a, b) && create_pairs(c, pairs, a, b);
 		if (setup_ok) {
 			const options &o = c.opt;
 
@@ -2255,8 +2136,7 @@ int main(int argc, char **argv)
 			++total.fatal;
 		print_summary(c, ps, replay);
 	}
-	if (total.fatal != 0 || total.data_errors != 0 ||
-	    failed_destroys != 0) {
+	if (total.fatal != 0 || total.data_errors != 0 || failures != 0) {
 		std::printf("FAIL\n");
 		return 1;
 	}

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * verbs_util.h - what the libibverbs test tools (sroce-rctest,
+ * sroce-srqtest, sroce-prottest, sroce-torture, sroce-objtest) share: the
+ * failure count and the CHECK macros, RAII over libibverbs handles,
+ * opening a device with its RoCE v2 IPv4 GID, QP state helpers, polling a
+ * CQ, a byte pattern, and main() of a tool that runs named checks between
+ * two devices.  Public libibverbs only.
+ *
+ * Waits are multiplied by SROCE_TIMEOUT_SCALE (tests/lib.sh).
+ */
+#ifndef SROCE_TOOLS_VERBS_UTIL_H
+#define SROCE_TOOLS_VERBS_UTIL_H
+
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <infiniband/verbs.h>
+
+namespace verbs_util {
+
+/* ---- failures ------------------------------------------------------------ */
+
+/* Failed checks so far. */
+extern int failures;
+
+/* errno is cleared first: what it says afterwards comes from cond. */
+#define CHECK(cond)                                                      \
+	do {                                                             \
+		errno = 0;                                               \
+		if (cond) {                                              \
+			std::printf("ok: %s\n", #cond);                  \
+		} else {                                                 \
+			std::printf("FAILED: %s (%s:%d, errno %d %s)\n", \
+				    #cond, __FILE__, __LINE__, errno,    \
+				    std::strerror(errno));               \
+			++verbs_util::failures;                          \
+		}                                                        \
+	} while (0)
+
+/* As CHECK, but give up on the check when cond is false. */
+#define REQUIRE(cond)                                              \
+	do {                                                       \
+		const int failures_before_ = verbs_util::failures; \
+		CHECK(cond);                                       \
+		if (verbs_util::failures != failures_before_)      \
+			return false;                              \
+	} while (0)
+
+/* Quiet: print only when cond is false (loops of many iterations). */
+#define EXPECT(cond, ...)                                                    \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			std::printf("FAILED: %s (%s:%d): ", #cond, __FILE__, \
+				    __LINE__);                               \
+			std::printf(__VA_ARGS__);                            \
+			std::printf("\n");                                   \
+			++verbs_util::failures;                              \
+			return false;                                        \
+		}                                                            \
+	} while (0)
+
+/*
+ * Where the helpers below report a failure of their own (a destroy call,
+ * poll_cq, opening a device), in words: by default printed as
+ * "FAILED: what" and counted in failures.  A tool that keeps its failures
+ * otherwise sets its own.
+ */
+extern void (*report_failure)(const char *what);
+
+/* SROCE_TIMEOUT_SCALE, at least 1, and the same read once. */
+int timeout_scale();
+extern const int scale;
+
+/* As ints: ibv_reg_mr() mixes two enum types in its flags. */
+constexpr int acc_lw = IBV_ACCESS_LOCAL_WRITE;
+constexpr int acc_rw = IBV_ACCESS_REMOTE_WRITE;
+constexpr int acc_rr = IBV_ACCESS_REMOTE_READ;
+constexpr int acc_ra = IBV_ACCESS_REMOTE_ATOMIC;
+
+/* ---- RAII over libibverbs handles ---------------------------------------- */
+
+const char *kind(ibv_context *);
+const char *kind(ibv_comp_channel *);
+const char *kind(ibv_cq *);
+const char *kind(ibv_pd *);
+const char *kind(ibv_mr *);
+const char *kind(ibv_mw *);
+const char *kind(ibv_qp *);
+const char *kind(ibv_ah *);
+const char *kind(ibv_srq *);
+
+/* Reports "destroying a KIND: strerror(err)". */
+void destroy_failed(const char *kind, int err);
+
+/* A deleter calling a libibverbs destroy function; a failure is reported. */
+template <typename T, int (*Destroy)(T *)>
+struct destroyer {
+	void operator()(T *p) const noexcept
+	{
+		const int ret = Destroy(p);
+
+		if (ret != 0)
+			destroy_failed(kind(p), ret);
+	}
+};
+
+int dealloc_mw(ibv_mw *mw);
+
+using context_ptr =
+	std::unique_ptr<ibv_context, destroyer<ibv_context, ibv_close_device>>;
+using channel_ptr =
+	std::unique_ptr<ibv_comp_channel,
+			destroyer<ibv_comp_channel, ibv_destroy_comp_channel>>;
+using cq_ptr = std::unique_ptr<ibv_cq, destroyer<ibv_cq, ibv_destroy_cq>>;
+using pd_ptr = std::unique_ptr<ibv_pd, destroyer<ibv_pd, ibv_dealloc_pd>>;
+using mr_ptr = std::unique_ptr<ibv_mr, destroyer<ibv_mr, ibv_dereg_mr>>;
+using mw_ptr = std::unique_ptr<ibv_mw, destroyer<ibv_mw, dealloc_mw>>;
+using qp_ptr = std::unique_ptr<ibv_qp, destroyer<ibv_qp, ibv_destroy_qp>>;
+using ah_ptr = std::unique_ptr<ibv_ah, destroyer<ibv_ah, ibv_destroy_ah>>;
+using srq_ptr = std::unique_ptr<ibv_srq, destroyer<ibv_srq, ibv_destroy_srq>>;
+
+/* ---- devices ------------------------------------------------------------- */
+
+struct device {
+	context_ptr ctx;
+	std::string name;
+	ibv_device_attr attr{};
+	ibv_port_attr port{};
+	int gid_index = -1;
+	ibv_gid gid{};
+};
+
+/* The RDMA device called name, opened; nullptr with errno set if not. */
+ibv_context *open_context(const char *name);
+
+/*
+ * Open name, query it and its port 1; its GID is gid_index, or with
+ * gid_index < 0 the first RoCE v2 GID of port 1 holding an IPv4 address.
+ * False, reported, when any of it fails.
+ */
+bool open_device(device &d, const char *name, int gid_index = -1);
+
+bool is_v4_mapped(const ibv_gid &gid);
+std::string gid_str(const ibv_gid &gid);
+
+/* ---- QPs ------------------------------------------------------------------- */
+
+constexpr int init_mask =
+	IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+constexpr int rtr_mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+constexpr int rts_mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			 IBV_QP_MAX_QP_RD_ATOMIC;
+
+/* The QP's state; (ibv_qp_state)-1 when ibv_query_qp() fails. */
+ibv_qp_state qp_state(ibv_qp *qp);
+
+/* ibv_modify_qp() to s, nothing else. */
+int to_state(ibv_qp *qp, ibv_qp_state s);
+
+/*
+ * ibv_modify_qp() with attr and mask must fail with want and leave the
+ * state alone; what it did is printed.
+ */
+bool modify_refused(ibv_qp *qp, ibv_qp_attr attr, int mask, const char *what,
+		    int want = EINVAL);
+
+/* ibv_modify_qp() from RESET to INIT on port 1 with P_Key index 0. */
+int to_init(ibv_qp *qp, int access = IBV_ACCESS_LOCAL_WRITE);
+
+/* The address vector of an RC QP on from towards one on to (RoCE v2). */
+ibv_ah_attr roce_av(const device &from, const device &to);
+
+/* ---- completions ----------------------------------------------------------- */
+
+using clock_type = std::chrono::steady_clock;
+
+/* Now plus ms, scaled. */
+clock_type::time_point deadline_in(int ms);
+
+/* The next completion of cq within ms (scaled), polling. */
+std::optional<ibv_wc> wait_wc(ibv_cq *cq, int ms = 10000);
+
+/* ---- data ------------------------------------------------------------------ */
+
+/* Byte i of message (or seed) msg. */
+inline unsigned char pattern(std::uint32_t msg, std::size_t i)
+{
+	return static_cast<unsigned char>(std::size_t{msg} * 131U + i * 7U +
+					  (i >> 8U) + 1U);
+}
+
+inline void fill(unsigned char *p, std::size_t len, std::uint32_t msg)
+{
+	for (std::size_t i = 0; i < len; ++i)
+		p[i] = pattern(msg, i);
+}
+
+inline std::uint64_t load64(const unsigned char *p)
+{
+	std::uint64_t v = 0;
+
+	std::memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+inline void store64(unsigned char *p, std::uint64_t v)
+{
+	std::memcpy(p, &v, sizeof(v));
+}
+
+/* ---- named checks between two devices ------------------------------------- */
+
+/* fn returns false when it gave up. */
+struct check {
+	std::string_view name;
+	bool (*fn)(device &, device &);
+};
+
+/*
+ * main() of `TOOL DEV_A DEV_B CHECK`: opens both devices (describe prints
+ * what the tool tells of each), runs the check named CHECK, or all of them
+ * in turn for "all", each ending in "PASS: NAME" or "FAIL: NAME", then
+ * prints "N failure(s)".  Returns 1 after a failure, 2 for a usage error.
+ */
+int check_main(int argc, char **argv, std::span<const check> checks,
+	       void (*describe)(const device &));
+
+} /* namespace verbs_util */
+
+#endif /* SROCE_TOOLS_VERBS_UTIL_H */

@@ -251,10 +251,11 @@ test_rx_no_device() {
 	[ $((after - before)) -eq 7 ]
 }
 
-# sum of every fate counter of DEV (rx_qp, rx_drop_*, rx_err_*)
+# sum of every fate counter of DEV (rx_qp, rx_mcast, rx_drop_*, rx_err_*)
 fates() {
 	local f s=0
 	for f in "/sys/class/infiniband/$1/ports/1/hw_counters/"rx_qp \
+		 "/sys/class/infiniband/$1/ports/1/hw_counters/"rx_mcast \
 		 "/sys/class/infiniband/$1/ports/1/hw_counters/"rx_drop_* \
 		 "/sys/class/infiniband/$1/ports/1/hw_counters/"rx_err_*; do
 		s=$((s + $(cat "$f")))

@@ -24,6 +24,8 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	[SROCE_CNT_RX_QP] = { .name = "rx_qp" },
 	[SROCE_CNT_RX_DROP_NO_QP] = { .name = "rx_drop_no_qp" },
 	[SROCE_CNT_RX_DROP_NOT_PEER] = { .name = "rx_drop_not_peer" },
+	[SROCE_CNT_RX_MCAST] = { .name = "rx_mcast" },
+	[SROCE_CNT_RX_DROP_MCAST] = { .name = "rx_drop_mcast" },
 	SROCE_RX_ERR_DESC(SROCE_RX_TRUNCATED, "truncated"),
 	SROCE_RX_ERR_DESC(SROCE_RX_BAD_IP_VERSION, "ip_version"),
 	SROCE_RX_ERR_DESC(SROCE_RX_BAD_IP_HDR, "ip_hdr"),
@@ -55,6 +57,7 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	[SROCE_CNT_QKEY_DROPS] = { .name = "qkey_drops" },
 	[SROCE_CNT_NO_RECV_DROPS] = { .name = "no_recv_drops" },
 	[SROCE_CNT_UC_DROPS] = { .name = "uc_drops" },
+	[SROCE_CNT_MCAST_SELF_SKIPS] = { .name = "mcast_self_skips" },
 };
 
 /**

@@ -18,8 +18,11 @@
  * a validation failure (one counter per enum sroce_rx_reason but
  * SROCE_RX_OK) or, for a valid packet, its fate: delivered to its QP
  * (rx_qp), or dropped for lack of one (rx_drop_no_qp) or because it does
- * not come from the QP's peer (rx_drop_not_peer).  So rx_packets is the
- * sum of those three and the rx_err_* counters.
+ * not come from the QP's peer (rx_drop_not_peer); a multicast datagram
+ * delivered to its group (rx_mcast, once however many QPs are attached),
+ * or dropped (rx_drop_mcast: a multicast QPN to a unicast address or the
+ * other way round, not UD, no group of that address on the device).  So
+ * rx_packets is the sum of those five and the rx_err_* counters.
  *
  * The transport counters after SROCE_CNT_TX_PACKETS count events of the
  * RC engine.
@@ -30,6 +33,8 @@ enum sroce_counter {
 	SROCE_CNT_RX_QP,
 	SROCE_CNT_RX_DROP_NO_QP,
 	SROCE_CNT_RX_DROP_NOT_PEER,
+	SROCE_CNT_RX_MCAST,
+	SROCE_CNT_RX_DROP_MCAST,
 	/* SROCE_CNT_RX_ERR + reason - 1 for reason != SROCE_RX_OK */
 	SROCE_CNT_RX_ERR,
 	SROCE_CNT_TX_PACKETS = SROCE_CNT_RX_ERR + SROCE_RX_REASON_NR - 1,
@@ -47,6 +52,7 @@ enum sroce_counter {
 	SROCE_CNT_QKEY_DROPS,		/* UD packets with a wrong Q_Key */
 	SROCE_CNT_NO_RECV_DROPS,	/* UD/UC messages without a receive */
 	SROCE_CNT_UC_DROPS,		/* UC packets of broken messages */
+	SROCE_CNT_MCAST_SELF_SKIPS,	/* own multicast not given to its sender */
 	SROCE_CNT_NR,
 };
 

@@ -66,6 +66,7 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	sdev->qp_next = SROCE_QPN_MIN;
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	sroce_mr_dev_init(sdev);
+	sroce_mcast_init(sdev);
 	ret = sroce_counters_alloc(sdev);
 	if (ret)
 		goto err_dealloc;
@@ -141,6 +142,7 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 	xa_destroy(&sdev->qp_xa);
 	WARN_ON(!xa_empty(&sdev->ah_xa));
 	xa_destroy(&sdev->ah_xa);
+	sroce_mcast_cleanup(sdev);
 	sroce_mr_dev_cleanup(sdev);
 
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
@@ -157,9 +159,8 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
  * @attr: filled in
  * @udata: driver-specific input and output; sroce has none
  *
- * Only what works is advertised.  Objects that do not exist yet
- * (multicast) have limits of 0, and no capability flag describes a
- * feature of theirs.  SRQs cannot be resized (no IB_DEVICE_SRQ_RESIZE).
+ * Only what works is advertised.  SRQs cannot be resized (no
+ * IB_DEVICE_SRQ_RESIZE).
  *
  * Return: 0, or -EINVAL when user space passes driver data.
  */
@@ -203,6 +204,9 @@ int sroce_dev_query(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_srq = SROCE_MAX_SRQ;
 	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
 	attr->max_srq_sge = SROCE_MAX_SGE;
+	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = SROCE_MAX_TOTAL_MCAST_QP_ATTACH;
 	/* Atomic among the device's own atomics (mr.c: sroce_mr_atomic()). */
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->local_ca_ack_delay = 15;

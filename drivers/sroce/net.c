@@ -136,6 +136,14 @@ static int sroce_net_sock_create(struct net *net, struct sroce_net_ns *sn,
 	if (ret)
 		return ret;
 	setup_udp_tunnel_sock(net, *sockp, &tcfg);
+	/*
+	 * setup_udp_tunnel_sock() turns IPv4 multicast loopback off (IPv6
+	 * keeps its own, on).  On for both: a multicast datagram then also
+	 * reaches the other QPs of the sending device attached to its group,
+	 * as on an IB port (mcast.c; not the sending QP itself).
+	 */
+	if (!ipv6)
+		inet_sk((*sockp)->sk)->mc_loop = 1;
 	return 0;
 }
 

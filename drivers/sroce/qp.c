@@ -231,6 +231,7 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	timer_setup(&qp->retrans_timer, sroce_comp_timer, 0);
 	INIT_WORK(&qp->req_work, sroce_req_work);
 	INIT_WORK(&qp->resp_work, sroce_resp_work);
+	INIT_LIST_HEAD(&qp->mcast);
 
 	ret = sroce_qp_alloc_queues(qp, init, udata);
 	if (ret)
@@ -847,6 +848,8 @@ int sroce_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_dev *sdev = qp->sdev;
 	unsigned long flags;
 
+	/* Before the grace period below: the receive path walks the groups. */
+	sroce_mcast_qp_detach_all(qp);
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->destroyed = true;
 	spin_unlock_irqrestore(&qp->lock, flags);

@@ -297,6 +297,8 @@ enum sroce_qp_flag {
  * @av: the path (set with IB_QP_AV): GIDs, traffic class, hop limit
  * @pmtu: path MTU in bytes
  * @cap: the capabilities granted at creation; constant
+ * @mcast: UD: the QP's multicast attachments (mcast.c), under the
+ *	device's mcast.lock
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -366,6 +368,7 @@ struct sroce_qp {
 	struct sroce_av av;
 	u32 pmtu;
 	struct ib_qp_cap cap;
+	struct list_head mcast;
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)

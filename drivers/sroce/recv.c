@@ -14,12 +14,15 @@
  * a request, to the completer for a response (ACK/NAK).  It is dropped
  * when no such QP exists, when it fails the checks that need the QP (its
  * transport, the path MTU) or when it does not come from the QP's peer.
+ * A packet with the multicast QPN or to a multicast address goes to
+ * mcast.c instead.
  */
 #include <linux/skbuff.h>
 #include <linux/if_ether.h>
 
 #include "sroce.h"
 #include "counters.h"
+#include "mcast.h"
 #include "net.h"
 #include "proto/sroce_proto.h"
 
@@ -159,6 +162,10 @@ void sroce_skb_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	r = sroce_skb_check(skb, &pkt, hdr, &net);
 	if (r != SROCE_RX_OK) {
 		fate = sroce_counter_rx_err(r);
+		goto out_free;
+	}
+	if (pkt.bth.dqpn == IB_MULTICAST_QPN || sroce_mcast_addr(net.daddr)) {
+		fate = sroce_mcast_recv(sdev, skb, &pkt, &net);
 		goto out_free;
 	}
 	qp = sroce_qp_get(sdev, pkt.bth.dqpn);

@@ -15,6 +15,8 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "mcast.h"
+
 /* The one physical port of every sroce device (IB ports count from 1). */
 #define SROCE_PORT		1
 
@@ -82,6 +84,7 @@
  * @ah_xa: address handles by number (ah.c); its lock (irqsave) guards
  *	insertion, removal and lookups.
  * @srq_count: live shared receive queues; atomic, bounded by SROCE_MAX_SRQ.
+ * @mcast: multicast groups and their attached QPs (mcast.h, mcast.c).
  * @net: the namespace of @ndev at creation, whose UDP sockets the device
  *	holds (net.c: sroce_net_get() before allocation, sroce_net_put() in
  *	sroce_dev_dealloc()).  Constant.
@@ -107,6 +110,7 @@ struct sroce_dev {
 	u32 qp_next;
 	struct xarray ah_xa;
 	atomic_t srq_count;
+	struct sroce_mcast mcast;
 	struct net *net;
 	struct sroce_stats __percpu *stats;
 };

@@ -2,7 +2,7 @@
 /*
  * verbs.c - the ib_device_ops of every sroce device: the table that binds
  * the core's verbs to the object files (device.c, port.c, ucontext.c,
- * pd.c, queue.c, cq.c, mr.c, qp.c, srq.c).
+ * pd.c, queue.c, cq.c, mr.c, qp.c, mcast.c, srq.c).
  */
 #include <linux/module.h>
 #include <rdma/sroce-abi.h>
@@ -88,6 +88,10 @@ const struct ib_device_ops sroce_dev_ops = {
 	.post_send = sroce_qp_post_send,
 	.post_recv = sroce_qp_post_recv,
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+
+	/* mcast.c: UD QPs in multicast groups */
+	.attach_mcast = sroce_mcast_attach,
+	.detach_mcast = sroce_mcast_detach,
 
 	/* srq.c; user space posts into its mapped ring (no POST_SRQ_RECV) */
 	.create_srq = sroce_srq_create,

@@ -111,6 +111,8 @@ constexpr verbs_context_ops make_context_ops()
 	ops.destroy_qp = destroy_qp;
 	ops.post_send = post_send;
 	ops.post_recv = post_recv;
+	ops.attach_mcast = attach_mcast;
+	ops.detach_mcast = detach_mcast;
 	/* srq.cpp */
 	ops.create_srq = create_srq;
 	ops.modify_srq = modify_srq;

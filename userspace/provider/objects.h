@@ -108,6 +108,8 @@ int query_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask,
 int destroy_qp(ibv_qp *ibqp) noexcept;
 int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept;
 int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept;
+int attach_mcast(ibv_qp *ibqp, const ibv_gid *gid, std::uint16_t lid) noexcept;
+int detach_mcast(ibv_qp *ibqp, const ibv_gid *gid, std::uint16_t lid) noexcept;
 
 } /* namespace sroce */
 

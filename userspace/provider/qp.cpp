@@ -213,6 +213,22 @@ int destroy_qp(ibv_qp *ibqp) noexcept
 }
 
 /*
+ * Multicast (UD QPs): the kernel keeps the groups and does every check
+ * (QP type, multicast GID, limits); nothing of the QP's rings changes.
+ * The core answers a second attach of the same group with success and a
+ * detach of a group not attached with EINVAL.
+ */
+int attach_mcast(ibv_qp *ibqp, const ibv_gid *gid, std::uint16_t lid) noexcept
+{
+	return ibv_cmd_attach_mcast(ibqp, gid, lid);
+}
+
+int detach_mcast(ibv_qp *ibqp, const ibv_gid *gid, std::uint16_t lid) noexcept
+{
+	return ibv_cmd_detach_mcast(ibqp, gid, lid);
+}
+
+/*
  * Posts in RTS, SQD, SQE and ERROR (the kernel flushes what is posted in
  * ERROR).  The doorbell check follows the publication of the producer
  * index and needs no lock: each poster looks at the word after its own

@@ -380,6 +380,12 @@ int ibv_cmd_query_qp(ibv_qp *qp, ibv_qp_attr *qp_attr, int attr_mask,
 		     ibv_qp_init_attr *qp_init_attr, ib_uverbs_cmd_hdr *cmd,
 		     std::size_t cmd_size);
 int ibv_cmd_destroy_qp(ibv_qp *qp);
+/*
+ * Multicast: ATTACH_MCAST / DETACH_MCAST with qp->handle, the GID and the
+ * LID; no driver data, no response.
+ */
+int ibv_cmd_attach_mcast(ibv_qp *qp, const ibv_gid *gid, std::uint16_t lid);
+int ibv_cmd_detach_mcast(ibv_qp *qp, const ibv_gid *gid, std::uint16_t lid);
 
 /*
  * SRQs.  ibv_cmd_create_srq sends pd's handle, max_wr, max_sge and
@@ -433,6 +439,8 @@ SROCE_IBVERBS_PRIVATE(ibv_cmd_create_qp);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_modify_qp);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_query_qp);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_destroy_qp);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_attach_mcast);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_detach_mcast);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_create_srq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_modify_srq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_query_srq);

@@ -63,6 +63,24 @@
  *               loss): 200 three-packet SENDs, each tagged by its
  *               immediate; B gets some, each whole and right, never part
  *               of one, and not all
+ *   mcast       UD multicast over an IPv4 group: A sends with the
+ *               multicast QPN, two QPs of B and a second QP of A get
+ *               each datagram (GRH destination the group), the sender
+ *               does not (mcast_self_skips), a QP with another Q_Key or
+ *               without a receive drops its copy, a detached QP gets
+ *               nothing; a unicast QPN to the group and the multicast
+ *               QPN to a unicast address are dropped (rx_drop_mcast)
+ *   mcast6      the same over an IPv6 group (ff02::5e:7:1) from the
+ *               devices' link-local GIDs
+ *   mcast-bad   attach refused on RC and UC QPs and for GIDs outside the
+ *               multicast range (EINVAL); detach of a group not attached
+ *               EINVAL; a second attach succeeds and makes no second
+ *               attachment; an attached QP is not destroyed (EBUSY)
+ *   mcast-limits  on A only: max_mcast_grp groups, max_mcast_qp_attach
+ *               QPs in a group, max_total_mcast_qp_attach attachments,
+ *               one more each time ENOMEM; all detached, the device takes
+ *               new ones.  With SROCE_MCAST_EXIT_ATTACHED set the process
+ *               exits with everything attached instead
  *   all         every check above, in this order
  *
  * Waits are multiplied by SROCE_TIMEOUT_SCALE (tests/lib.sh).
@@ -1994,6 +2012,415 @@ bool check_ud(device &da, device &db)
 	return true;
 }
 
+/* ---- mcast ----------------------------------------------------------------------- */
+
+constexpr std::uint32_t mcast_qpn = 0xffffff;
+
+/* ::ffff:a.b.c.d */
+ibv_gid v4_gid(unsigned char a, unsigned char b, unsigned char c,
+	       unsigned char d)
+{
+	ibv_gid g{};
+
+	g.raw[10] = 0xff;
+	g.raw[11] = 0xff;
+	g.raw[12] = a;
+	g.raw[13] = b;
+	g.raw[14] = c;
+	g.raw[15] = d;
+	return g;
+}
+
+/*
+ * The counter moved by at least one since before, within 2 s: the core
+ * caches hw counters for a few milliseconds, and the receiving device may
+ * still be walking the group's other QPs.
+ */
+void counter_moves(const device &d, const char *name, long long before)
+{
+	long long now = hw_counter(d, name);
+
+	for (int i = 0; i < 100 * scale && now >= 0 && now <= before; ++i) {
+		usleep(20000);
+		now = hw_counter(d, name);
+	}
+	std::printf("  %s %s: %lld -> %lld\n", d.name.c_str(), name, before,
+		    now);
+	CHECK(before >= 0 && now > before);
+}
+
+/* A counter read past the core's cache (10 ms): no stale "before". */
+long long fresh_counter(const device &d, const char *name)
+{
+	usleep(20000);
+	return hw_counter(d, name);
+}
+
+/* An AH on e's PD to the group mgid, from e's GID sgid_index. */
+ibv_ah *make_mcast_ah(endpoint &e, const ibv_gid &mgid, int sgid_index)
+{
+	ibv_ah_attr a{};
+
+	a.is_global = 1;
+	a.grh.dgid = mgid;
+	a.grh.sgid_index = static_cast<std::uint8_t>(sgid_index);
+	a.grh.hop_limit = 8;
+	a.port_num = 1;
+	return ibv_create_ah(e.pd.get(), &a);
+}
+
+/*
+ * e's next receive is the datagram msg of len bytes that QP src sent to
+ * the IPv4 group mgid (the GRH's destination).
+ */
+bool expect_mcast(const char *what, endpoint &e, std::uint64_t wr_id,
+		  std::uint32_t src, const ibv_gid &mgid, std::uint32_t len,
+		  std::uint32_t msg)
+{
+	const std::optional<ibv_wc> wc = expect_wc(what, e.rcq.get(), wr_id,
+						   IBV_WC_SUCCESS, IBV_WC_RECV);
+	REQUIRE(wc.has_value());
+	CHECK(wc->byte_len == grh_len + len);
+	CHECK(wc->src_qp == src);
+	const unsigned char *grh = e.buf.data();
+	if (is_v4_mapped(mgid)) {
+		CHECK(grh[20] == 0x45);
+		CHECK(std::memcmp(grh + 36, mgid.raw + 12, 4) == 0);
+	} else {
+		CHECK((grh[0] >> 4) == 6);
+		CHECK(std::memcmp(grh + 24, mgid.raw, 16) == 0);
+	}
+	CHECK(mismatch(grh + grh_len, len, msg) == -1);
+	return true;
+}
+
+/* A UD endpoint on d in RTS with Q_Key qkey. */
+bool make_ud(endpoint &e, device &d, std::uint32_t qkey)
+{
+	qp_opts o;
+
+	o.type = IBV_QPT_UD;
+	REQUIRE(make_endpoint(e, d, o));
+	return ud_ready(e, qkey);
+}
+
+/*
+ * Delivery to a group: A sends, two QPs of B and one of A (besides the
+ * sender, also attached) are attached; each gets its own copy; the
+ * sender never gets its own; a QP with another Q_Key or no receive drops
+ * its copy; detach stops delivery; multicast QPN and address must go
+ * together.  With v6, the same over an IPv6 group from link-local GIDs.
+ */
+bool mcast_delivery(device &da, device &db, const ibv_gid &mgid,
+		    int a_gid_index)
+{
+	endpoint a, a2, b1, b2, b3;
+
+	REQUIRE(make_ud(a, da, ud_qkey));
+	REQUIRE(make_ud(a2, da, ud_qkey));
+	REQUIRE(make_ud(b1, db, ud_qkey));
+	REQUIRE(make_ud(b2, db, ud_qkey));
+	REQUIRE(make_ud(b3, db, ud_qkey + 1));
+	std::printf("group %s: A's QPs %u (sender) and %u, B's %u, %u and "
+		    "%u (another Q_Key) attached\n",
+		    gid_str(mgid).c_str(), a.qp->qp_num, a2.qp->qp_num,
+		    b1.qp->qp_num, b2.qp->qp_num, b3.qp->qp_num);
+	for (endpoint *e : {&a, &a2, &b1, &b2, &b3})
+		REQUIRE(ibv_attach_mcast(e->qp.get(), &mgid, 0) == 0);
+	ah_ptr ah(make_mcast_ah(a, mgid, a_gid_index));
+	REQUIRE(ah != nullptr);
+	const std::uint32_t src = a.qp->qp_num;
+
+	std::printf("one datagram reaches every attached QP but the sender\n");
+	const long long self_before = fresh_counter(da, "mcast_self_skips");
+	const long long qkey_before = fresh_counter(db, "qkey_drops");
+	const long long rx_before = fresh_counter(db, "rx_mcast");
+	for (endpoint *e : {&a, &a2, &b1, &b2, &b3})
+		REQUIRE(post_recv(*e, 1, 0, 4096 + grh_len) == 0);
+	fill(a.buf.data(), 200, 1);
+	REQUIRE(post_ud(a, 1, ah.get(), mcast_qpn, ud_qkey, 0, 200) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 1, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	REQUIRE(expect_mcast("B1 receive", b1, 1, src, mgid, 200, 1));
+	REQUIRE(expect_mcast("B2 receive", b2, 1, src, mgid, 200, 1));
+	REQUIRE(expect_mcast("A2 receive (loopback)", a2, 1, src, mgid, 200,
+			     1));
+	no_wc("B3 (another Q_Key)", b3.rcq.get(), 300);
+	no_wc("A, the sender", a.rcq.get(), 300);
+	counter_moves(db, "qkey_drops", qkey_before);
+	counter_moves(db, "rx_mcast", rx_before);
+	counter_moves(da, "mcast_self_skips", self_before);
+
+	std::printf("B2 has no receive posted: B1 gets the next one\n");
+	const long long norecv_before = fresh_counter(db, "no_recv_drops");
+	fill(a.buf.data(), 64, 2);
+	REQUIRE(post_recv(b1, 2, 0, 4096 + grh_len) == 0);
+	REQUIRE(post_recv(a2, 2, 0, 4096 + grh_len) == 0);
+	REQUIRE(post_ud(a, 2, ah.get(), mcast_qpn, ud_qkey, 0, 64) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 2, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	REQUIRE(expect_mcast("B1 receive", b1, 2, src, mgid, 64, 2));
+	REQUIRE(expect_mcast("A2 receive", a2, 2, src, mgid, 64, 2));
+	counter_moves(db, "no_recv_drops", norecv_before);
+
+	std::printf("B1 detached: only B2 gets the next one\n");
+	REQUIRE(ibv_detach_mcast(b1.qp.get(), &mgid, 0) == 0);
+	REQUIRE(post_recv(b1, 3, 0, 4096 + grh_len) == 0);
+	REQUIRE(post_recv(b2, 3, 0, 4096 + grh_len) == 0);
+	REQUIRE(post_recv(a2, 3, 0, 4096 + grh_len) == 0);
+	fill(a.buf.data(), 100, 3);
+	REQUIRE(post_ud(a, 3, ah.get(), mcast_qpn, ud_qkey, 0, 100) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 3, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	REQUIRE(expect_mcast("B2 receive", b2, 3, src, mgid, 100, 3));
+	REQUIRE(expect_mcast("A2 receive", a2, 3, src, mgid, 100, 3));
+	no_wc("B1 (detached)", b1.rcq.get(), 300);
+
+	std::printf("a unicast QPN to the group address: dropped\n");
+	long long drop_before = fresh_counter(db, "rx_drop_mcast");
+	REQUIRE(post_ud(a, 4, ah.get(), b2.qp->qp_num, ud_qkey, 0, 100) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 4, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	no_wc("B2, unicast QPN to a group", b2.rcq.get(), 300);
+	counter_moves(db, "rx_drop_mcast", drop_before);
+
+	if (is_v4_mapped(mgid)) {
+		std::printf("the multicast QPN to B's unicast address: "
+			    "dropped\n");
+		drop_before = fresh_counter(db, "rx_drop_mcast");
+		ah_ptr uah(make_ah(a.pd.get(), a, b2));
+		REQUIRE(uah != nullptr);
+		REQUIRE(post_ud(a, 5, uah.get(), mcast_qpn, ud_qkey, 0, 100) ==
+			0);
+		REQUIRE(expect_wc("A send", a.scq.get(), 5, IBV_WC_SUCCESS,
+				  IBV_WC_SEND));
+		no_wc("B2, multicast QPN to a unicast address", b2.rcq.get(),
+		      300);
+		counter_moves(db, "rx_drop_mcast", drop_before);
+	}
+
+	std::printf("all of B detached: nothing reaches B\n");
+	REQUIRE(ibv_detach_mcast(b2.qp.get(), &mgid, 0) == 0);
+	REQUIRE(ibv_detach_mcast(b3.qp.get(), &mgid, 0) == 0);
+	REQUIRE(post_recv(b3, 6, 0, 4096 + grh_len) == 0);
+	REQUIRE(post_recv(a2, 6, 0, 4096 + grh_len) == 0);
+	REQUIRE(post_ud(a, 6, ah.get(), mcast_qpn, ud_qkey, 0, 100) == 0);
+	REQUIRE(expect_wc("A send", a.scq.get(), 6, IBV_WC_SUCCESS,
+			  IBV_WC_SEND));
+	REQUIRE(expect_mcast("A2 receive", a2, 6, src, mgid, 100, 3));
+	no_wc("B1", b1.rcq.get(), 100);
+	no_wc("B2", b2.rcq.get(), 100);
+	no_wc("B3", b3.rcq.get(), 100);
+
+	for (endpoint *e : {&a, &a2})
+		REQUIRE(ibv_detach_mcast(e->qp.get(), &mgid, 0) == 0);
+	return true;
+}
+
+bool check_mcast(device &da, device &db)
+{
+	return mcast_delivery(da, db, v4_gid(239, 7, 7, 1), da.gid_index);
+}
+
+/* The first RoCE v2 GID of d that is not IPv4-mapped, or -1. */
+int ipv6_gid_index(device &d, ibv_gid *gid)
+{
+	std::vector<ibv_gid_entry> gids(d.port.gid_tbl_len);
+	const ssize_t count =
+		ibv_query_gid_table(d.ctx.get(), gids.data(), gids.size(), 0);
+
+	for (ssize_t i = 0; i < count; ++i) {
+		const ibv_gid_entry &e = gids[static_cast<std::size_t>(i)];
+
+		if (e.port_num == 1 && e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
+		    !is_v4_mapped(e.gid)) {
+			*gid = e.gid;
+			return static_cast<int>(e.gid_index);
+		}
+	}
+	return -1;
+}
+
+bool check_mcast6(device &da, device &db)
+{
+	ibv_gid ga{}, gb{}, mgid{};
+	const int ia = ipv6_gid_index(da, &ga);
+
+	REQUIRE(ia >= 0);
+	REQUIRE(ipv6_gid_index(db, &gb) >= 0);
+	std::printf("A's IPv6 GID %d %s\n", ia, gid_str(ga).c_str());
+	/* ff02::5e:7:1, link-local scope */
+	mgid.raw[0] = 0xff;
+	mgid.raw[1] = 0x02;
+	mgid.raw[11] = 0x5e;
+	mgid.raw[13] = 7;
+	mgid.raw[15] = 1;
+	return mcast_delivery(da, db, mgid, ia);
+}
+
+/*
+ * Refused: a QP other than UD, a GID outside the multicast range, a
+ * detach of a group not attached (also a second detach).  Accepted once:
+ * a second attach of the same group (uverbs answers it).  An attached QP
+ * cannot be destroyed (EBUSY) until detached.
+ */
+bool check_mcast_bad(device &da, device & /*db*/)
+{
+	endpoint u, rc, uc;
+	qp_opts o;
+	const ibv_gid g = v4_gid(239, 7, 7, 2);
+	const ibv_gid g2 = v4_gid(239, 7, 7, 3);
+
+	REQUIRE(make_ud(u, da, ud_qkey));
+	REQUIRE(make_endpoint(rc, da, o));
+	o.type = IBV_QPT_UC;
+	REQUIRE(make_endpoint(uc, da, o));
+
+	std::printf("RC and UC QPs cannot attach\n");
+	CHECK(ibv_attach_mcast(rc.qp.get(), &g, 0) == EINVAL);
+	CHECK(ibv_attach_mcast(uc.qp.get(), &g, 0) == EINVAL);
+	CHECK(ibv_detach_mcast(rc.qp.get(), &g, 0) == EINVAL);
+
+	std::printf("GIDs outside the multicast range\n");
+	CHECK(ibv_attach_mcast(u.qp.get(), &da.gid, 0) == EINVAL);
+	const ibv_gid v4_unicast = v4_gid(10, 1, 2, 3);
+	CHECK(ibv_attach_mcast(u.qp.get(), &v4_unicast, 0) == EINVAL);
+	const ibv_gid v4_bcast = v4_gid(255, 255, 255, 255);
+	CHECK(ibv_attach_mcast(u.qp.get(), &v4_bcast, 0) == EINVAL);
+	ibv_gid ll{};
+	ll.raw[0] = 0xfe;
+	ll.raw[1] = 0x80;
+	ll.raw[15] = 1;
+	CHECK(ibv_attach_mcast(u.qp.get(), &ll, 0) == EINVAL);
+	const ibv_gid zero{};
+	CHECK(ibv_attach_mcast(u.qp.get(), &zero, 0) == EINVAL);
+
+	std::printf("detach of a group never attached\n");
+	CHECK(ibv_detach_mcast(u.qp.get(), &g, 0) == EINVAL);
+
+	std::printf("attach twice: one attachment\n");
+	CHECK(ibv_attach_mcast(u.qp.get(), &g, 0) == 0);
+	CHECK(ibv_attach_mcast(u.qp.get(), &g, 0) == 0);
+	CHECK(ibv_attach_mcast(u.qp.get(), &g2, 0) == 0);
+	CHECK(ibv_detach_mcast(u.qp.get(), &g, 0) == 0);
+	CHECK(ibv_detach_mcast(u.qp.get(), &g, 0) == EINVAL);
+
+	std::printf("an attached QP is not destroyed\n");
+	CHECK(ibv_destroy_qp(u.qp.get()) == EBUSY);
+	CHECK(qp_state(u.qp.get()) == IBV_QPS_RTS);
+	CHECK(ibv_detach_mcast(u.qp.get(), &g2, 0) == 0);
+	CHECK(ibv_detach_mcast(u.qp.get(), &g2, 0) == EINVAL);
+	return true;
+}
+
+/*
+ * The device's limits: max_mcast_grp groups, then ENOMEM; a group of
+ * max_mcast_qp_attach QPs, then ENOMEM; max_total_mcast_qp_attach
+ * attachments in all, then ENOMEM.  Everything detached afterwards, the
+ * device takes new attachments.  With attach=exit the process leaves with
+ * everything attached (tests/mcast.sh then checks the groups are gone).
+ */
+bool check_mcast_limits(device &da, device & /*db*/)
+{
+	ibv_device_attr attr{};
+
+	REQUIRE(ibv_query_device(da.ctx.get(), &attr) == 0);
+	std::printf("max_mcast_grp %d, max_mcast_qp_attach %d, "
+		    "max_total_mcast_qp_attach %d\n",
+		    attr.max_mcast_grp, attr.max_mcast_qp_attach,
+		    attr.max_total_mcast_qp_attach);
+	REQUIRE(attr.max_mcast_grp > 0 && attr.max_mcast_qp_attach > 0 &&
+		attr.max_total_mcast_qp_attach > 0);
+	const auto ngrp = static_cast<std::uint32_t>(attr.max_mcast_grp);
+	const auto nqp = static_cast<std::uint32_t>(attr.max_mcast_qp_attach);
+	const auto ntotal =
+		static_cast<std::uint32_t>(attr.max_total_mcast_qp_attach);
+	/* Enough QPs to fill one group and to reach the total. */
+	const std::uint32_t per_grp_total = (ntotal + ngrp - 1) / ngrp;
+	const std::uint32_t nqps = std::max(nqp, per_grp_total) + 2;
+	REQUIRE(nqps <= 1024 && ngrp <= 0x10000);
+
+	/* One PD and CQ for all of them, QPs of one WR each. */
+	pd_ptr pd(ibv_alloc_pd(da.ctx.get()));
+	cq_ptr cq(ibv_create_cq(da.ctx.get(), 16, nullptr, nullptr, 0));
+	REQUIRE(pd != nullptr && cq != nullptr);
+	std::vector<qp_ptr> qps;
+	for (std::uint32_t i = 0; i < nqps; ++i) {
+		ibv_qp_init_attr ia{};
+		ia.send_cq = cq.get();
+		ia.recv_cq = cq.get();
+		ia.qp_type = IBV_QPT_UD;
+		ia.cap.max_send_wr = 1;
+		ia.cap.max_recv_wr = 1;
+		ia.cap.max_send_sge = 1;
+		ia.cap.max_recv_sge = 1;
+		qps.emplace_back(ibv_create_qp(pd.get(), &ia));
+		REQUIRE(qps.back() != nullptr);
+	}
+	/* Group i: 239.8.(i >> 8).(i & 255) */
+	auto grp = [](std::uint32_t i) {
+		return v4_gid(239, 8, static_cast<unsigned char>(i >> 8),
+			      static_cast<unsigned char>(i & 0xff));
+	};
+	/* (QP, group) of every attachment made */
+	std::vector<std::pair<std::uint32_t, std::uint32_t>> made;
+	auto attach = [&](std::uint32_t q, std::uint32_t g) {
+		const ibv_gid gid = grp(g);
+		const int ret = ibv_attach_mcast(qps[q].get(), &gid, 0);
+
+		if (ret == 0)
+			made.emplace_back(q, g);
+		return ret;
+	};
+
+	std::printf("QP 0 in %u groups, then one more\n", ngrp);
+	for (std::uint32_t g = 0; g < ngrp; ++g)
+		EXPECT(attach(0, g) == 0, "group %u: %s", g,
+		       std::strerror(errno));
+	CHECK(attach(0, ngrp) == ENOMEM);
+	CHECK(attach(1, ngrp) == ENOMEM);
+
+	std::printf("group 0 with %u QPs, then one more\n", nqp);
+	for (std::uint32_t q = 1; q < nqp; ++q)
+		EXPECT(attach(q, 0) == 0, "QP %u: %s", q, std::strerror(errno));
+	CHECK(attach(nqp, 0) == ENOMEM);
+
+	std::printf("%u attachments in all, then one more\n", ntotal);
+	/* QPs 1.. in groups 1.. until the total is reached */
+	std::uint32_t q = 1, g = 1;
+	while (made.size() < ntotal && q < nqps) {
+		EXPECT(attach(q, g) == 0, "QP %u group %u: %s", q, g,
+		       std::strerror(errno));
+		if (++g == ngrp) {
+			g = 1;
+			++q;
+		}
+	}
+	CHECK(made.size() == ntotal);
+	REQUIRE(q < nqps);
+	CHECK(attach(q, g) == ENOMEM);
+
+	if (std::getenv("SROCE_MCAST_EXIT_ATTACHED") != nullptr) {
+		std::printf(
+			"leaving with %zu attachments (the process exits)\n",
+			made.size());
+		std::fflush(stdout);
+		_exit(failures != 0 ? 1 : 0);
+	}
+	std::printf("detach everything\n");
+	for (const auto &[mq, mg] : made) {
+		const ibv_gid gid = grp(mg);
+
+		EXPECT(ibv_detach_mcast(qps[mq].get(), &gid, 0) == 0,
+		       "QP %u group %u: %s", mq, mg, std::strerror(errno));
+	}
+	std::printf("the device takes new attachments\n");
+	const ibv_gid gid = grp(0);
+	CHECK(ibv_attach_mcast(qps[nqps - 1].get(), &gid, 0) == 0);
+	CHECK(ibv_detach_mcast(qps[nqps - 1].get(), &gid, 0) == 0);
+	return true;
+}
+
 /* ---- uc ----------------------------------------------------------------------- */
 
 /* Both UC QPs from RESET to RTS, each pointing at the other. */
@@ -2195,6 +2622,10 @@ constexpr check checks[] = {
 	{"ud", check_ud},
 	{"uc", check_uc},
 	{"uc-loss", check_uc_loss},
+	{"mcast", check_mcast},
+	{"mcast6", check_mcast6},
+	{"mcast-bad", check_mcast_bad},
+	{"mcast-limits", check_mcast_limits},
 };
 
 } /* namespace */

@@ -226,7 +226,8 @@ TEST_F(ProviderElf, PrivateImportsAreVersioned)
 	      "ibv_cmd_query_device_any", "ibv_cmd_query_port",
 	      "ibv_cmd_create_qp", "ibv_cmd_modify_qp", "ibv_cmd_query_qp",
 	      "ibv_cmd_destroy_qp", "ibv_cmd_rereg_mr", "ibv_cmd_alloc_mw",
-	      "ibv_cmd_dealloc_mw"}) {
+	      "ibv_cmd_dealloc_mw", "ibv_cmd_attach_mcast",
+	      "ibv_cmd_detach_mcast"}) {
 		const dyn_symbol *s = symbol(name);
 
 		ASSERT_NE(s, nullptr) << name << " not imported";

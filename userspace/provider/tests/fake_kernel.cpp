@@ -168,6 +168,18 @@ ssize_t command(const unsigned char *buf, std::size_t count)
 		if (kernel.mw_errno != 0)
 			return fail(kernel.mw_errno);
 		return static_cast<ssize_t>(count);
+	case IB_USER_VERBS_CMD_ATTACH_MCAST:
+		if (count != sizeof(hdr) + sizeof(ib_uverbs_attach_mcast))
+			return fail(EINVAL);
+		if (kernel.mcast_errno != 0)
+			return fail(kernel.mcast_errno);
+		return static_cast<ssize_t>(count);
+	case IB_USER_VERBS_CMD_DETACH_MCAST:
+		if (count != sizeof(hdr) + sizeof(ib_uverbs_detach_mcast))
+			return fail(EINVAL);
+		if (kernel.mcast_errno != 0)
+			return fail(kernel.mcast_errno);
+		return static_cast<ssize_t>(count);
 	case IB_USER_VERBS_CMD_REREG_MR: {
 		ib_uverbs_rereg_mr_resp r{};
 		if (count != sizeof(hdr) + sizeof(ib_uverbs_rereg_mr))

@@ -53,6 +53,9 @@ struct fake_kernel {
 	std::uint32_t mw_handle = 0; /* what ALLOC_MW answers */
 	std::uint32_t mw_rkey = 0;
 
+	/* ATTACH_MCAST, DETACH_MCAST (no response) */
+	int mcast_errno = 0; /* fail them with this */
+
 	/* REREG_MR */
 	int rereg_errno = 0; /* fail it with this */
 	std::uint32_t rereg_lkey = 0; /* what it answers */

@@ -10,8 +10,9 @@
  * ibv_post_recv() and ibv_destroy_qp() on a QP built by the test (creating
  * one needs the kernel's mmap()): the provider's hand-declared
  * ibv_cmd_modify_qp/query_qp/destroy_qp run inside the real libibverbs.
- * Likewise ibv_alloc_mw(), ibv_bind_mw(), ibv_dealloc_mw() and
- * ibv_rereg_mr() with ibv_cmd_alloc_mw/dealloc_mw/rereg_mr.
+ * Likewise ibv_alloc_mw(), ibv_bind_mw(), ibv_dealloc_mw(),
+ * ibv_rereg_mr(), ibv_attach_mcast() and ibv_detach_mcast() with
+ * ibv_cmd_alloc_mw/dealloc_mw/rereg_mr/attach_mcast/detach_mcast.
  */
 #include <cstdlib>
 #include <cstring>
@@ -465,6 +466,46 @@ TEST_F(ProviderLoad, MemoryWindowsThroughLibibverbs)
 		IB_USER_VERBS_CMD_DEALLOC_MW);
 	EXPECT_EQ(dm.mw_handle, 0x31U);
 
+	EXPECT_EQ(ibv_close_device(ctx), 0);
+}
+
+/* ibv_attach_mcast()/ibv_detach_mcast() reach the kernel's commands. */
+TEST_F(ProviderLoad, McastThroughLibibverbs)
+{
+	fake_kernel &k = the_fake_kernel();
+	ibv_context *ctx = open_device();
+	ASSERT_NE(ctx, nullptr) << std::strerror(errno);
+	sroce::qp *q = make_qp(ctx, 0x1234);
+	ASSERT_NE(q, nullptr);
+	ibv_qp *qp = &q->vqp.qp;
+	qp->qp_type = IBV_QPT_UD;
+	ibv_gid gid{};
+	gid.raw[10] = 0xff;
+	gid.raw[11] = 0xff;
+	gid.raw[12] = 239;
+	gid.raw[15] = 7;
+
+	ASSERT_EQ(ibv_attach_mcast(qp, &gid, 0xc001), 0);
+	auto am = last_command<ib_uverbs_attach_mcast>(
+		IB_USER_VERBS_CMD_ATTACH_MCAST);
+	EXPECT_EQ(std::memcmp(am.gid, gid.raw, sizeof(gid.raw)), 0);
+	EXPECT_EQ(am.qp_handle, 0x1234U);
+	EXPECT_EQ(am.mlid, 0xc001U);
+	ASSERT_EQ(ibv_detach_mcast(qp, &gid, 0xc001), 0);
+	auto dm = last_command<ib_uverbs_detach_mcast>(
+		IB_USER_VERBS_CMD_DETACH_MCAST);
+	EXPECT_EQ(std::memcmp(dm.gid, gid.raw, sizeof(gid.raw)), 0);
+	EXPECT_EQ(dm.qp_handle, 0x1234U);
+	EXPECT_EQ(dm.mlid, 0xc001U);
+
+	/* The kernel's refusals come back as they are. */
+	k.mcast_errno = ENOMEM;
+	EXPECT_EQ(ibv_attach_mcast(qp, &gid, 0), ENOMEM);
+	k.mcast_errno = EINVAL;
+	EXPECT_EQ(ibv_detach_mcast(qp, &gid, 0), EINVAL);
+	k.mcast_errno = 0;
+
+	ASSERT_EQ(ibv_destroy_qp(qp), 0);
 	EXPECT_EQ(ibv_close_device(ctx), 0);
 }
 

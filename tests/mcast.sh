@@ -1,0 +1,238 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Multicast on UD QPs: sroce to sroce across a veth, then with rdma_rxe on
+# the other end, both ways.
+#
+#   init_net                              $NS
+#   +------------------------+            +------------------------+
+#   | sroce0 (later: rxe0)   |            | sroce1                 |
+#   |   v0 10.93.21.1/24     |----veth----|   v1 10.93.21.2/24     |
+#   | senders (or receivers) |            | receivers (or senders) |
+#   +------------------------+            +------------------------+
+#
+# query_device advertises the multicast limits; sroce-rctest mcast and
+# mcast6 (delivery to every attached QP of both devices but the sender,
+# Q_Key and missing receives per QP, detach, multicast QPN and address
+# mismatches dropped and counted; an IPv4 and an IPv6 group), mcast-bad
+# (refused input) and mcast-limits (every limit, then ENOMEM; and a
+# process exiting with everything attached); the netdevs' memberships
+# (ip maddr) come and go with the attachments.  mckey (the RDMA CM's
+# multicast test: it joins, attaches through librdmacm and checks that
+# every message arrives): one receiver, and two QPs receiving on one
+# group.  Then sroce0 goes, rdma_rxe takes v0 (it holds UDP 4791 of
+# init_net, so both cannot be there at once) and mckey runs between rxe0
+# and sroce1, each side once the sender.
+#
+# Runs in a guest (qemu/run-guest) as root.
+. "$(dirname "$0")/lib.sh"
+
+NS=sroce-mc-$$
+IP0=10.93.21.1
+IP1=10.93.21.2
+RCTEST=$SROCE_REPO/build/userspace/tools/sroce-rctest
+RECV_PID=
+
+cleanup() {
+	[ -z "$RECV_PID" ] || kill "$RECV_PID" 2>/dev/null
+	rdma link delete sroce0 2>/dev/null
+	rdma link delete rxe0 2>/dev/null
+	ip netns exec "$NS" rdma link delete sroce1 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+	ip link del v0 2>/dev/null
+	sroce_unload 2>/dev/null
+	modprobe -r rdma_rxe 2>/dev/null
+}
+trap cleanup EXIT
+
+# groups_of DEV [-n NS]: the IPv4 multicast groups DEV is in, but the
+# all-hosts group.
+groups_of() {
+	local dev=$1
+	shift
+	ip "$@" maddr show dev "$dev" |
+		awk '$1 == "inet" && $2 != "224.0.0.1" { print $2 }'
+}
+
+# joined DEV GROUP [-n NS]: DEV is in the IPv4 multicast group GROUP.
+joined() {
+	local dev=$1 grp=$2
+	shift 2
+	groups_of "$dev" "$@" | grep -qxF "$grp"
+}
+
+not_joined() { ! joined "$@"; }
+
+# mckey_pair WHERE GROUP RECV_ARGS...: an mckey receiver on the side WHERE
+# ("ns": sroce1 in $NS; "init": the device on v0), then a sender from the other side
+# once the receiver joined.  Both must exit 0 and the receiver must have
+# received every message (mckey's receiver waits for all of them).
+mckey_pair() {
+	local where=$1 grp=$2 rx=() tx=() rip tip rout tout rc=0 src=0 joined_args
+	shift 2
+	if [ "$where" = ns ]; then
+		rx=(ip netns exec "$NS") rip=$IP1 tip=$IP0
+		joined_args=(v1 "$grp" -n "$NS")
+	else
+		tx=(ip netns exec "$NS") rip=$IP0 tip=$IP1
+		joined_args=(v0 "$grp")
+	fi
+	rout=$(mktemp)
+	tout=$(mktemp)
+	"${rx[@]}" timeout $((60 * SROCE_TIMEOUT_SCALE)) mckey -m "$grp" -b "$rip" -C 10 "$@" > "$rout" 2>&1 &
+	RECV_PID=$!
+	wait_for 20 joined "${joined_args[@]}" || rc=1
+	if [ "$rc" -eq 0 ]; then
+		"${tx[@]}" timeout $((60 * SROCE_TIMEOUT_SCALE)) mckey -m "$grp" -b "$tip" -s -C 10 > "$tout" 2>&1 || rc=$?
+	else
+		echo "the receiver did not join $grp" >&2
+	fi
+	[ "$rc" -eq 0 ] || kill "$RECV_PID" 2>/dev/null || true
+	wait "$RECV_PID" || src=$?
+	RECV_PID=
+	printf -- '--- receiver (%s): mckey -m %s -b %s -C 10 %s\n%s\n--- sender\n%s\n' \
+		"$where" "$grp" "$rip" "$*" "$(cat "$rout")" "$(cat "$tout")"
+	MCKEY_OUT=$(cat "$rout" "$tout")
+	rm -f "$rout" "$tout"
+	[ "$rc" -eq 0 ] || fail "sender: exit status $rc"
+	[ "$src" -eq 0 ] || fail "receiver: exit status $src (not every message arrived?)"
+	grep -q '^receiving data transfers' <<< "$MCKEY_OUT" || fail "the receiver did not receive"
+	grep -q '^initiating data transfers' <<< "$MCKEY_OUT" || fail "the sender did not send"
+	[ "$(grep -c '^return status 0' <<< "$MCKEY_OUT")" -eq 2 ] ||
+		fail "both sides must end with status 0"
+	# Both leave the group: the memberships go with the last one.
+	wait_for 10 not_joined "${joined_args[@]}" || fail "$grp is still joined"
+}
+
+test_setup() {
+	[ -x "$RCTEST" ] || fail "$RCTEST is not built"
+	sroce_load
+	sroce_provider_setup
+	ip netns add "$NS"
+	ip link add v0 type veth peer name v1 netns "$NS"
+	ip addr add "$IP0/24" dev v0
+	ip link set v0 up
+	ip -n "$NS" link set lo up
+	ip -n "$NS" addr add "$IP1/24" dev v1
+	ip -n "$NS" link set v1 up
+	rdma link add sroce0 type sroce netdev v0
+	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
+	wait_for 10 has_gid sroce0 "::ffff:$IP0"
+	wait_for 10 has_gid sroce1 "::ffff:$IP1"
+}
+
+test_limits_advertised() {
+	local out
+	out=$(ibv_devinfo -v -d sroce0 | grep -E 'max_(total_)?mcast')
+	echo "$out"
+	grep -Eq 'max_mcast_grp:[[:space:]]+1024$' <<< "$out"
+	grep -Eq 'max_mcast_qp_attach:[[:space:]]+64$' <<< "$out"
+	grep -Eq 'max_total_mcast_qp_attach:[[:space:]]+16384$' <<< "$out"
+}
+
+test_rctest_mcast() {
+	"$RCTEST" sroce0 sroce1 mcast
+	# Nothing left joined by the QPs that went.
+	[ -z "$(groups_of v0)" ] || fail "v0 still in $(groups_of v0)"
+	[ -z "$(groups_of v1 -n "$NS")" ] || fail "v1 still in $(groups_of v1 -n "$NS")"
+}
+
+test_rctest_mcast6() {
+	# The link-local GID (from the MAC) is there from the start.
+	ibv_devinfo -v -d sroce0 | grep -E 'fe80:.*RoCE v2'
+	"$RCTEST" sroce0 sroce1 mcast6
+	! ip maddr show dev v0 | grep -q 'ff02::5e:7:1' || fail "v0 still in ff02::5e:7:1"
+}
+
+test_rctest_mcast_bad() {
+	"$RCTEST" sroce0 sroce1 mcast-bad
+}
+
+test_rctest_mcast_limits() {
+	"$RCTEST" sroce0 sroce1 mcast-limits
+	[ -z "$(groups_of v0)" ] || fail "v0 still in $(groups_of v0 | wc -l) groups"
+}
+
+# uverbs detaches what a process left attached when it exits.
+test_exit_attached() {
+	local left
+	SROCE_MCAST_EXIT_ATTACHED=1 "$RCTEST" sroce0 sroce1 mcast-limits
+	wait_for 10 rdma_no_user_qp
+	left=$(groups_of v0 | wc -l)
+	[ "$left" -eq 0 ] || fail "v0 still in $left groups"
+}
+
+rdma_no_user_qp() {
+	! rdma resource show qp | grep -q ' pid '
+}
+
+test_mckey() {
+	local before after
+	before=$(hw_counter sroce1 rx_mcast)
+	mckey_pair ns 239.1.2.3
+	after=$(hw_counter sroce1 rx_mcast)
+	echo "sroce1 rx_mcast: $before -> $after"
+	[ $((after - before)) -ge 10 ] || fail "sroce1 counted fewer than 10 multicast datagrams"
+}
+
+test_mckey_two_qps() {
+	mckey_pair ns 239.1.2.4 -c 2
+	# Each of the receiver's two QPs got the 10 messages: mckey waits
+	# for 10 on each, so its exit status 0 says it.
+}
+
+test_mckey_reverse() {
+	mckey_pair init 239.1.2.5
+}
+
+test_sroce0_gone() {
+	rdma link delete sroce0
+	wait_for 10 rdma_dev_gone sroce0
+}
+
+test_rxe_setup() {
+	modprobe rdma_rxe 2>/dev/null || skip "rdma_rxe is not available"
+	rdma link add rxe0 type rxe netdev v0
+	wait_for 10 has_gid rxe0 "::ffff:$IP0"
+	rdma link show
+}
+
+test_rxe_mckey_to_sroce() {
+	mckey_pair ns 239.1.2.6
+}
+
+test_rxe_mckey_to_rxe() {
+	mckey_pair init 239.1.2.7
+}
+
+test_unload() {
+	local left
+	left=$(rdma resource show qp; rdma resource show cm_id)
+	left=$(grep ' pid ' <<< "$left" || true)
+	[ -z "$left" ] || { echo "$left"; fail "user objects left over"; }
+	rdma link delete rxe0 2>/dev/null || true
+	ip netns exec "$NS" rdma link delete sroce1
+	wait_for 10 rdma_dev_gone sroce1
+	ip netns del "$NS"
+	rmmod sroce
+	! lsmod | grep -q '^sroce '
+	modprobe -r rdma_rxe 2>/dev/null || true
+}
+
+ktap_plan 15
+run_test "module, veth, two sroce devices" test_setup
+run_test "query_device: max_mcast_grp 1024, max_mcast_qp_attach 64, max_total_mcast_qp_attach 16384" test_limits_advertised
+run_test "sroce-rctest mcast: every attached QP but the sender, Q_Key, no receive, detach, QPN/address mismatch" test_rctest_mcast
+run_test "sroce-rctest mcast6: the same over an IPv6 group" test_rctest_mcast6
+run_test "sroce-rctest mcast-bad: non-UD QPs, non-multicast GIDs, double attach/detach, destroy while attached" test_rctest_mcast_bad
+run_test "sroce-rctest mcast-limits: every limit then ENOMEM, all detached, groups left" test_rctest_mcast_limits
+run_test "a process exiting with 16384 attachments leaves no group joined" test_exit_attached
+run_test "mckey sroce0 -> sroce1, 10 messages" test_mckey
+run_test "mckey -c 2: two QPs of sroce1 on one group get every message" test_mckey_two_qps
+run_test "mckey sroce1 -> sroce0" test_mckey_reverse
+run_test "sroce0 deleted" test_sroce0_gone
+run_test "rdma_rxe on v0 (init_net), sroce1 in the namespace" test_rxe_setup
+run_test "mckey rxe0 -> sroce1" test_rxe_mckey_to_sroce
+run_test "mckey sroce1 -> rxe0" test_rxe_mckey_to_rxe
+run_test "no object left, rmmod sroce and rdma_rxe" test_unload
+ktap_finish

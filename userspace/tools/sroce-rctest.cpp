@@ -2188,7 +2188,7 @@ bool mcast_delivery(device &da, device &db, const ibv_gid &mgid,
 		std::printf("the multicast QPN to B's unicast address: "
 			    "dropped\n");
 		drop_before = fresh_counter(db, "rx_drop_mcast");
-		ah_ptr uah(make_ah(a.pd.get(), a, b2));
+		ah_ptr uah(make_ah(a.pd.get(), a, b2.dev->gid));
 		REQUIRE(uah != nullptr);
 		REQUIRE(post_ud(a, 5, uah.get(), mcast_qpn, ud_qkey, 0, 100) ==
 			0);

@@ -448,7 +448,8 @@ veth_cleanup() {
 # run_pair WHERE WAIT SERVER_CMD... -- CLIENT_CMD...: SERVER_CMD in $NS and
 # CLIENT_CMD in init_net (WHERE "ns"), or the other way round ("init"); the
 # client starts once the server listens (WAIT: tcp:PORT, a TCP port of the
-# server's namespace; cm, an RDMA CM listener).  Each may take
+# server's namespace; cm, an RDMA CM listener; else a command and its
+# arguments, split at blanks).  Each may take
 # PAIR_TIMEOUT (default 90) x SROCE_TIMEOUT_SCALE seconds.  PAIR_OUT gets
 # both outputs, the client's after a line "--- client" (perftest_check's
 # format); returns 1, saying why, unless both exit 0.  SERVER_PID is the
@@ -472,6 +473,8 @@ run_pair() {
 	case $wait in
 	tcp:*) wait_for 20 pid_listening "$SERVER_PID" "${wait#tcp:}" || rc=1 ;;
 	cm) wait_for 20 cm_listening || rc=1 ;;
+	# shellcheck disable=SC2086
+	*) wait_for 20 $wait || rc=1 ;;
 	esac
 	if [ "$rc" -eq 0 ]; then
 		"${cx[@]}" timeout "$limit" "${cli[@]}" > "$cout" 2>&1 || rc=$?

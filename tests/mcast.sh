@@ -31,19 +31,8 @@ NS=sroce-mc-$$
 IP0=10.93.21.1
 IP1=10.93.21.2
 RCTEST=$SROCE_REPO/build/userspace/tools/sroce-rctest
-RECV_PID=
 
-cleanup() {
-	[ -z "$RECV_PID" ] || kill "$RECV_PID" 2>/dev/null
-	rdma link delete sroce0 2>/dev/null
-	rdma link delete rxe0 2>/dev/null
-	ip netns exec "$NS" rdma link delete sroce1 2>/dev/null
-	ip netns del "$NS" 2>/dev/null
-	ip link del v0 2>/dev/null
-	sroce_unload 2>/dev/null
-	modprobe -r rdma_rxe 2>/dev/null
-}
-trap cleanup EXIT
+trap veth_cleanup EXIT
 
 # groups_of DEV [-n NS]: the IPv4 multicast groups DEV is in, but the
 # all-hosts group.
@@ -64,41 +53,22 @@ joined() {
 not_joined() { ! joined "$@"; }
 
 # mckey_pair WHERE GROUP RECV_ARGS...: an mckey receiver on the side WHERE
-# ("ns": sroce1 in $NS; "init": the device on v0), then a sender from the other side
-# once the receiver joined.  Both must exit 0 and the receiver must have
-# received every message (mckey's receiver waits for all of them).
+# ("ns": sroce1 in $NS; "init": the device on v0), then a sender from the
+# other side once the receiver joined (run_pair).  Both must exit 0 and
+# the receiver must have received every message (mckey's receiver waits
+# for all of them).
 mckey_pair() {
-	local where=$1 grp=$2 rx=() tx=() rip tip rout tout rc=0 src=0 joined_args
+	local where=$1 grp=$2 rip=$IP0 tip=$IP1 joined_args=(v0 "$grp")
 	shift 2
 	if [ "$where" = ns ]; then
-		rx=(ip netns exec "$NS") rip=$IP1 tip=$IP0
-		joined_args=(v1 "$grp" -n "$NS")
-	else
-		tx=(ip netns exec "$NS") rip=$IP0 tip=$IP1
-		joined_args=(v0 "$grp")
+		rip=$IP1 tip=$IP0 joined_args=(v1 "$grp" -n "$NS")
 	fi
-	rout=$(mktemp)
-	tout=$(mktemp)
-	"${rx[@]}" timeout $((60 * SROCE_TIMEOUT_SCALE)) mckey -m "$grp" -b "$rip" -C 10 "$@" > "$rout" 2>&1 &
-	RECV_PID=$!
-	wait_for 20 joined "${joined_args[@]}" || rc=1
-	if [ "$rc" -eq 0 ]; then
-		"${tx[@]}" timeout $((60 * SROCE_TIMEOUT_SCALE)) mckey -m "$grp" -b "$tip" -s -C 10 > "$tout" 2>&1 || rc=$?
-	else
-		echo "the receiver did not join $grp" >&2
-	fi
-	[ "$rc" -eq 0 ] || kill "$RECV_PID" 2>/dev/null || true
-	wait "$RECV_PID" || src=$?
-	RECV_PID=
-	printf -- '--- receiver (%s): mckey -m %s -b %s -C 10 %s\n%s\n--- sender\n%s\n' \
-		"$where" "$grp" "$rip" "$*" "$(cat "$rout")" "$(cat "$tout")"
-	MCKEY_OUT=$(cat "$rout" "$tout")
-	rm -f "$rout" "$tout"
-	[ "$rc" -eq 0 ] || fail "sender: exit status $rc"
-	[ "$src" -eq 0 ] || fail "receiver: exit status $src (not every message arrived?)"
-	grep -q '^receiving data transfers' <<< "$MCKEY_OUT" || fail "the receiver did not receive"
-	grep -q '^initiating data transfers' <<< "$MCKEY_OUT" || fail "the sender did not send"
-	[ "$(grep -c '^return status 0' <<< "$MCKEY_OUT")" -eq 2 ] ||
+	PAIR_TIMEOUT=60 run_pair "$where" "joined ${joined_args[*]}" \
+		mckey -m "$grp" -b "$rip" -C 10 "$@" -- mckey -m "$grp" -b "$tip" -s -C 10 ||
+		fail "mckey failed (its receiver fails unless every message arrived)"
+	grep -q '^receiving data transfers' <<< "$PAIR_OUT" || fail "the receiver did not receive"
+	grep -q '^initiating data transfers' <<< "$PAIR_OUT" || fail "the sender did not send"
+	[ "$(grep -c '^return status 0' <<< "$PAIR_OUT")" -eq 2 ] ||
 		fail "both sides must end with status 0"
 	# Both leave the group: the memberships go with the last one.
 	wait_for 10 not_joined "${joined_args[@]}" || fail "$grp is still joined"
@@ -108,17 +78,7 @@ test_setup() {
 	[ -x "$RCTEST" ] || fail "$RCTEST is not built"
 	sroce_load
 	sroce_provider_setup
-	ip netns add "$NS"
-	ip link add v0 type veth peer name v1 netns "$NS"
-	ip addr add "$IP0/24" dev v0
-	ip link set v0 up
-	ip -n "$NS" link set lo up
-	ip -n "$NS" addr add "$IP1/24" dev v1
-	ip -n "$NS" link set v1 up
-	rdma link add sroce0 type sroce netdev v0
-	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
-	wait_for 10 has_gid sroce0 "::ffff:$IP0"
-	wait_for 10 has_gid sroce1 "::ffff:$IP1"
+	sroce_pair "$IP0" "$IP1"
 }
 
 test_limits_advertised() {

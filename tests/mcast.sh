@@ -58,8 +58,9 @@ not_joined() { ! joined "$@"; }
 # the receiver must have received every message (mckey's receiver waits
 # for all of them).
 mckey_pair() {
-	local where=$1 grp=$2 rip=$IP0 tip=$IP1 joined_args=(v0 "$grp")
+	local where=$1 grp=$2 rip=$IP0 tip=$IP1 joined_args
 	shift 2
+	joined_args=(v0 "$grp")
 	if [ "$where" = ns ]; then
 		rip=$IP1 tip=$IP0 joined_args=(v1 "$grp" -n "$NS")
 	fi

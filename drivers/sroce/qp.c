@@ -361,6 +361,50 @@ void sroce_sge_put(struct sroce_sge_ref *sge, u32 n)
 }
 
 /**
+ * sroce_rwqe_post() - write a kernel user's receive requests into a ring
+ * @rq: a receive ring (a QP's RQ or an SRQ), its lock held
+ * @cons: the ring's consumer index
+ * @max_sge: the most SGEs a request may have
+ * @wr: the first request; left at the one refused, if any
+ *
+ * The requests before a refused one are posted.
+ *
+ * Return: 0, -EINVAL (too many SGEs) or -ENOMEM (the ring is full).
+ */
+int sroce_rwqe_post(struct sroce_queue *rq, u32 cons, u32 max_sge,
+		    const struct ib_recv_wr **wr)
+{
+	const struct ib_recv_wr *r;
+	u32 prod = *rq->producer;
+	int ret = 0, i;
+
+	for (r = *wr; r; r = r->next, prod++) {
+		struct sroce_recv_wqe *w = sroce_queue_slot(rq, prod);
+		struct sroce_sge *sge = (void *)(w + 1);
+
+		if (r->num_sge < 0 || r->num_sge > max_sge) {
+			ret = -EINVAL;
+			break;
+		}
+		if (prod - cons >= rq->num_entries) {
+			ret = -ENOMEM;
+			break;
+		}
+		w->wr_id = r->wr_id;
+		w->num_sge = r->num_sge;
+		w->reserved = 0;
+		for (i = 0; i < r->num_sge; i++) {
+			sge[i].addr = r->sg_list[i].addr;
+			sge[i].length = r->sg_list[i].length;
+			sge[i].lkey = r->sg_list[i].lkey;
+		}
+	}
+	sroce_queue_store_producer(rq, prod);
+	*wr = r;
+	return ret;
+}
+
+/**
  * sroce_rwqe_load() - copy and check a receive WQE from a ring slot
  * @qp: the QP that will receive into it (named in debug messages)
  * @pd: the PD its SGEs must belong to (the QP's, or its SRQ's)
@@ -1050,37 +1094,14 @@ int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_nfy nfy = {};
 	unsigned long flags;
-	int ret = 0, i;
-	u32 prod;
+	int ret = 0;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->state == IB_QPS_RESET || qp->user || qp->ibqp.srq) {
 		ret = -EINVAL;
 		goto out_unlock;
 	}
-	prod = *qp->rq.producer;
-	for (; wr; wr = wr->next, prod++) {
-		struct sroce_recv_wqe *w = sroce_queue_slot(&qp->rq, prod);
-		struct sroce_sge *sge = (void *)(w + 1);
-
-		if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_recv_sge) {
-			ret = -EINVAL;
-			break;
-		}
-		if (prod - qp->rq_cons >= qp->rq.num_entries) {
-			ret = -ENOMEM;
-			break;
-		}
-		w->wr_id = wr->wr_id;
-		w->num_sge = wr->num_sge;
-		w->reserved = 0;
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
-	}
-	sroce_queue_store_producer(&qp->rq, prod);
+	ret = sroce_rwqe_post(&qp->rq, qp->rq_cons, qp->cap.max_recv_sge, &wr);
 	if (qp->state == IB_QPS_ERR)
 		sroce_resp_flush(qp, &nfy);
 out_unlock:

@@ -457,6 +457,8 @@ void sroce_qp_complete(struct sroce_qp *qp, struct sroce_cq *cq,
 		       struct sroce_nfy *nfy);
 void sroce_qp_notify(struct sroce_nfy *nfy);
 void sroce_sge_put(struct sroce_sge_ref *sge, u32 n);
+int sroce_rwqe_post(struct sroce_queue *rq, u32 cons, u32 max_sge,
+		    const struct ib_recv_wr **wr);
 int sroce_rwqe_load(struct sroce_qp *qp, struct ib_pd *pd, const void *slot,
 		    u32 max_sge, struct sroce_rwqe *r);
 int sroce_sge_scatter_buf(const struct sroce_sge_ref *sge, u32 num_sge,

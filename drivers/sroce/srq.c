@@ -230,37 +230,14 @@ int sroce_srq_post_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 	unsigned long flags;
-	int ret = 0, i;
-	u32 prod;
+	int ret;
 
 	if (srq->user) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	spin_lock_irqsave(&srq->lock, flags);
-	prod = *srq->rq.producer;
-	for (; wr; wr = wr->next, prod++) {
-		struct sroce_recv_wqe *w = sroce_queue_slot(&srq->rq, prod);
-		struct sroce_sge *sge = (void *)(w + 1);
-
-		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
-			ret = -EINVAL;
-			break;
-		}
-		if (prod - srq->cons >= srq->rq.num_entries) {
-			ret = -ENOMEM;
-			break;
-		}
-		w->wr_id = wr->wr_id;
-		w->num_sge = wr->num_sge;
-		w->reserved = 0;
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
-	}
-	sroce_queue_store_producer(&srq->rq, prod);
+	ret = sroce_rwqe_post(&srq->rq, srq->cons, srq->max_sge, &wr);
 	spin_unlock_irqrestore(&srq->lock, flags);
 	if (ret)
 		*bad_wr = wr;

@@ -65,7 +65,10 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
 	sdev->qp_next = SROCE_QPN_MIN;
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
-	sroce_mr_dev_init(sdev);
+	atomic_set(&sdev->mr_count, 0);
+	atomic_set(&sdev->mw_count, 0);
+	spin_lock_init(&sdev->atomic_lock);
+	sroce_key_table_init(sdev);
 	sroce_mcast_init(sdev);
 	ret = sroce_counters_alloc(sdev);
 	if (ret)
@@ -144,6 +147,7 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 	xa_destroy(&sdev->ah_xa);
 	sroce_mcast_cleanup(sdev);
 	sroce_mr_dev_cleanup(sdev);
+	sroce_key_table_destroy(sdev);
 
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 	sdev->ndev = NULL;

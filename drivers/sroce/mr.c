@@ -1,15 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mr.c - memory regions: registration, keys, and the checks and copies the
- * data path does through them.
- *
- * Keys.  A region has one key, used as both lkey and rkey: a 24-bit index
- * into the device's xarray in the upper bits, and a variant byte, random per
- * registration, in the low 8 bits, so a key kept after deregistration does
- * not name the next region that gets the same index (with probability
- * 255/256).  Index 0 is never used: key 0 is always invalid.  Memory
- * windows (mw.c) take their rkeys from the same table, their entries
- * tagged SROCE_KEY_TAG_MW: an rkey may name either, an lkey only a region.
+ * mr.c - memory regions: registration, fast registration, and the copies
+ * and atomics the data path does through them.
  *
  * Lifetime.  Lookups find the region under RCU and take a reference with
  * kref_get_unless_zero(); deregistration removes it from the xarray (no new
@@ -17,33 +9,16 @@
  * has dropped its own, then unpins the pages and frees the object after a
  * grace period.
  *
- * Checks (sroce_mr_lookup_local() / _remote()), in this order; the first
- * failure decides the error:
- *  1. the key names a live region (index and variant): else -ENOENT;
- *     an rkey naming a window is checked by the window first (mw.c:
- *     bound, the caller's PD and, for type 2, QP, its rights and range),
- *     then stands for the region the window lies in;
- *  2. the region belongs to the caller's PD: else -EACCES;
- *  3. the access is granted: a local access asks for 0 (read, always
- *     granted) or IB_ACCESS_LOCAL_WRITE; a remote one for one or more of
- *     IB_ACCESS_REMOTE_READ/_WRITE/_ATOMIC, each of which the registration
- *     must hold; any other bit is refused: else -EACCES;
- *  4. [va, va + len) lies inside [iova, iova + length), computed without
- *     64-bit overflow (a len of 0 needs va inside or at the end): else
- *     -ERANGE.
- * The data path maps them to its completion statuses (local protection /
- * length errors, remote access errors).  Alignment of atomics is its job.
+ * The checks of a lookup by key are key.c's (sroce_mr_lookup_local() /
+ * _remote()); sroce_mr_check() holds those that concern the region.
  */
 #include <linux/highmem.h>
-#include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
 #include "sroce.h"
-
-#define SROCE_MR_INDEX_MAX	0xffffff
 
 /*
  * Access flags a registration may carry.  IB_ACCESS_HUGETLB and the
@@ -55,36 +30,16 @@
 	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |		\
 	 IB_ACCESS_MW_BIND | IB_ACCESS_HUGETLB | IB_ACCESS_OPTIONAL)
 
-#define SROCE_MR_ACCESS_REMOTE						\
-	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |		\
-	 IB_ACCESS_REMOTE_ATOMIC)
-
 /**
- * sroce_mr_dev_init() - set up a device's key table
- * @sdev: the device being created
- */
-void sroce_mr_dev_init(struct sroce_dev *sdev)
-{
-	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
-	sdev->mr_next = 1;
-	atomic_set(&sdev->mr_count, 0);
-	spin_lock_init(&sdev->key_lock);
-	atomic_set(&sdev->mw_count, 0);
-	spin_lock_init(&sdev->atomic_lock);
-}
-
-/**
- * sroce_mr_dev_cleanup() - end of a device's key table
+ * sroce_mr_dev_cleanup() - wait until a device's regions are freed
  * @sdev: a device whose MRs the core has all deregistered, and whose QPs
  *	are all destroyed
  *
- * Waits until the last deregistered region is freed (sroce_wq).
+ * The last references go on sroce_wq.
  */
 void sroce_mr_dev_cleanup(struct sroce_dev *sdev)
 {
-	WARN_ON(!xa_empty(&sdev->mr_xa));
 	wait_var_event(&sdev->mr_count, !atomic_read(&sdev->mr_count));
-	xa_destroy(&sdev->mr_xa);
 }
 
 /*
@@ -132,33 +87,12 @@ void sroce_mr_put(struct sroce_mr *mr)
 	kref_put(&mr->ref, sroce_mr_release);
 }
 
-/**
- * sroce_key_alloc() - reserve an index of the key table
- * @sdev: the device
- * @index: set to the index, 1..2^24-1, cyclically allocated
- *
- * The entry stays NULL (no lookup finds it) until the caller stores its
- * object there with xa_store(), once the key is set.
- *
- * Return: 0, -EBUSY when every index is taken, -ENOMEM.
- */
-int sroce_key_alloc(struct sroce_dev *sdev, u32 *index)
-{
-	int ret;
-
-	ret = xa_alloc_cyclic(&sdev->mr_xa, index, NULL,
-			      XA_LIMIT(1, SROCE_MR_INDEX_MAX), &sdev->mr_next,
-			      GFP_KERNEL);
-	return ret < 0 ? ret : 0;
-}
-
 /*
  * Common tail of both registrations: count, key, publish.  On failure
  * nothing of this is left; the caller still owns @mr and its umem.
  */
 static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
-	u32 index;
 	int ret;
 
 	if (!atomic_add_unless(&sdev->mr_count, 1, SROCE_MAX_MR))
@@ -166,15 +100,13 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 
 	kref_init(&mr->ref);
 	INIT_WORK(&mr->free_work, sroce_mr_free_work);
-	/* Reserve the index first: the key must be set before publishing. */
-	ret = sroce_key_alloc(sdev, &index);
+	/* Reserve the key first: it must be set before publishing. */
+	ret = sroce_key_alloc(sdev, &mr->key);
 	if (ret)
 		goto err_dec_count;
-	mr->key = index << 8 | get_random_u8();
 	mr->ibmr.lkey = mr->key;
 	mr->ibmr.rkey = mr->key;
-	/* Publishes the initialised region (xa_store implies a barrier). */
-	xa_store(&sdev->mr_xa, index, mr, GFP_KERNEL);
+	sroce_key_publish(sdev, mr->key, mr, NULL);
 	return 0;
 
 err_dec_count:
@@ -345,7 +277,7 @@ int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 	mr->dead = true;
 	spin_unlock_irqrestore(&sdev->key_lock, flags);
 
-	xa_erase(&sdev->mr_xa, mr->key >> 8);
+	sroce_key_erase(sdev, mr->key);
 	sroce_mr_put(mr);
 	return 0;
 }
@@ -394,9 +326,18 @@ struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 	return sroce_mr_reg_user(pd, start, length, iova, access, udata);
 }
 
-/* Checks 2 to 4 of the top on a region the caller holds a reference to. */
-static int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, int access,
-			  u64 va, u64 len)
+/**
+ * sroce_mr_check() - checks 2 to 4 of a lookup (key.c) on a region
+ * @mr: the region, with a reference
+ * @pd: the PD of the QP doing the access
+ * @access: the rights asked for
+ * @va: first address accessed
+ * @len: bytes accessed
+ *
+ * Return: 0, -EACCES (another PD, a right not granted) or -ERANGE.
+ */
+int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, int access, u64 va,
+		   u64 len)
 {
 	u64 end;
 
@@ -406,92 +347,6 @@ static int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, int access,
 	    end > mr->iova + mr->length)
 		return -ERANGE;
 	return 0;
-}
-
-static struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
-					struct ib_pd *pd, u32 qpn, bool remote,
-					int access, u64 va, u64 len)
-{
-	struct sroce_mr *mr;
-	unsigned long flags;
-	void *entry;
-	int ret;
-
-	rcu_read_lock();
-	entry = xa_load(&sdev->mr_xa, key >> 8);
-	if (entry && xa_pointer_tag(entry) == SROCE_KEY_TAG_MW) {
-		mr = remote ? sroce_mw_resolve(xa_untag_pointer(entry), key, pd,
-					       qpn, access, va, len) :
-			      ERR_PTR(-ENOENT);
-		rcu_read_unlock();
-		/* The window's range lies inside the region: check 4 holds. */
-		return mr;
-	}
-	mr = entry;
-	if (!mr || READ_ONCE(mr->key) != key ||
-	    !kref_get_unless_zero(&mr->ref)) {
-		rcu_read_unlock();
-		return ERR_PTR(-ENOENT);
-	}
-	rcu_read_unlock();
-
-	if (mr->fr) {
-		/* Its registration changes with REG_MR and invalidation. */
-		spin_lock_irqsave(&sdev->key_lock, flags);
-		ret = mr->fr_valid && mr->key == key ?
-		      sroce_mr_check(mr, pd, access, va, len) : -ENOENT;
-		spin_unlock_irqrestore(&sdev->key_lock, flags);
-	} else {
-		ret = sroce_mr_check(mr, pd, access, va, len);
-	}
-	if (ret) {
-		sroce_mr_put(mr);
-		return ERR_PTR(ret);
-	}
-	return mr;
-}
-
-/**
- * sroce_mr_lookup_local() - find a region by lkey for a local access
- * @sdev: the device
- * @lkey: the key from a work request's SGE
- * @pd: the PD of the QP doing the access
- * @access: 0 to read the region, IB_ACCESS_LOCAL_WRITE to write it
- * @va: first address accessed
- * @len: bytes accessed
- *
- * Return: the region with a reference (drop it with sroce_mr_put()), or
- * ERR_PTR(-ENOENT / -EACCES / -ERANGE) as described at the top of mr.c.
- */
-struct sroce_mr *sroce_mr_lookup_local(struct sroce_dev *sdev, u32 lkey,
-				       struct ib_pd *pd, int access, u64 va,
-				       u64 len)
-{
-	if (access & ~IB_ACCESS_LOCAL_WRITE)
-		return ERR_PTR(-EACCES);
-	return sroce_mr_lookup(sdev, lkey, pd, 0, false, access, va, len);
-}
-
-/**
- * sroce_mr_lookup_remote() - find a region by rkey for a remote access
- * @sdev: the device
- * @rkey: the key from the packet's RETH or AtomicETH: a region's, or a
- *	memory window's
- * @pd: the PD of the QP the packet arrived on
- * @qpn: that QP's number (a type 2 window serves the QP it is bound to)
- * @access: IB_ACCESS_REMOTE_READ, _WRITE and/or _ATOMIC; at least one
- * @va: first address accessed
- * @len: bytes accessed
- *
- * Return: as sroce_mr_lookup_local().
- */
-struct sroce_mr *sroce_mr_lookup_remote(struct sroce_dev *sdev, u32 rkey,
-					struct ib_pd *pd, u32 qpn, int access,
-					u64 va, u64 len)
-{
-	if (!access || (access & ~SROCE_MR_ACCESS_REMOTE))
-		return ERR_PTR(-EACCES);
-	return sroce_mr_lookup(sdev, rkey, pd, qpn, true, access, va, len);
 }
 
 /*
@@ -647,17 +502,15 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 {
 	struct sroce_mr *mr;
 	unsigned long flags;
-	void *entry;
 	u32 psize;
 	int ret = -EINVAL;
 
 	if (sroce_mr_check_access(access))
 		return -EINVAL;
 	rcu_read_lock();
-	entry = xa_load(&sdev->mr_xa, key >> 8);
-	if (!entry || xa_pointer_tag(entry) == SROCE_KEY_TAG_MW)
+	mr = sroce_key_mr(sdev, key);
+	if (!mr)
 		goto out_unlock_rcu;
-	mr = entry;
 	spin_lock_irqsave(&sdev->key_lock, flags);
 	psize = mr->ibmr.page_size;
 	if (!mr->fr || mr->fr_valid || mr->dead || mr->pd != pd ||
@@ -677,43 +530,6 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 out_unlock:
 	spin_unlock_irqrestore(&sdev->key_lock, flags);
 out_unlock_rcu:
-	rcu_read_unlock();
-	return ret;
-}
-
-/**
- * sroce_key_invalidate() - LOCAL_INV, or SEND_WITH_INV from the peer
- * @sdev: the device
- * @key: the key to invalidate: of a fast-registration region or a type 2
- *	memory window
- * @pd: the PD of the QP asking
- * @qpn: that QP
- *
- * Return: 0, or -EINVAL (nothing changes): another kind of key, not
- * valid, another PD (or, for a window, QP).
- */
-int sroce_key_invalidate(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
-			 u32 qpn)
-{
-	struct sroce_mr *mr;
-	unsigned long flags;
-	void *entry;
-	int ret = -EINVAL;
-
-	rcu_read_lock();
-	entry = xa_load(&sdev->mr_xa, key >> 8);
-	if (entry && xa_pointer_tag(entry) == SROCE_KEY_TAG_MW) {
-		ret = sroce_mw_invalidate(xa_untag_pointer(entry), key, pd,
-					  qpn);
-	} else if (entry) {
-		mr = entry;
-		spin_lock_irqsave(&sdev->key_lock, flags);
-		if (mr->fr && mr->fr_valid && mr->key == key && mr->pd == pd) {
-			mr->fr_valid = false;
-			ret = 0;
-		}
-		spin_unlock_irqrestore(&sdev->key_lock, flags);
-	}
 	rcu_read_unlock();
 	return ret;
 }

@@ -80,9 +80,6 @@ struct sroce_mr {
 /* Pages a fast-registration region maps at most. */
 #define SROCE_MAX_FR_PAGES	512
 
-/* Tag of a memory window's entry in the key table (xa_tag_pointer()). */
-#define SROCE_KEY_TAG_MW	1
-
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct sroce_mr, ibmr);
@@ -101,22 +98,14 @@ int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 iova, int access,
 				  struct ib_pd *pd, struct ib_udata *udata);
-int sroce_key_alloc(struct sroce_dev *sdev, u32 *index);
 struct ib_mr *sroce_mr_alloc(struct ib_pd *ibpd, enum ib_mr_type type,
 			     u32 max_num_sg);
 int sroce_mr_map_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 		      int access);
-int sroce_key_invalidate(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
-			 u32 qpn);
-
-struct sroce_mr *sroce_mr_lookup_local(struct sroce_dev *sdev, u32 lkey,
-				       struct ib_pd *pd, int access, u64 va,
-				       u64 len);
-struct sroce_mr *sroce_mr_lookup_remote(struct sroce_dev *sdev, u32 rkey,
-					struct ib_pd *pd, u32 qpn, int access,
-					u64 va, u64 len);
+int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, int access, u64 va,
+		   u64 len);
 void sroce_mr_put(struct sroce_mr *mr);
 int sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
 		  enum sroce_mr_copy_dir dir);
@@ -125,7 +114,6 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 va, bool cmp_swap, u64 swap_add,
 int sroce_mr_copy_from_skb(struct sroce_mr *mr, u64 va,
 			   const struct sk_buff *skb, int offset, u32 len);
 
-void sroce_mr_dev_init(struct sroce_dev *sdev);
 void sroce_mr_dev_cleanup(struct sroce_dev *sdev);
 
 #endif /* SROCE_MR_H */

@@ -29,7 +29,6 @@
  * returns, so dealloc_mw waits for a grace period after removing it from
  * the key table: lookups reach it only under RCU.
  */
-#include <linux/random.h>
 #include <linux/xarray.h>
 
 #include "sroce.h"
@@ -49,7 +48,6 @@ int sroce_mw_alloc(struct ib_mw *ibmw, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibmw->device);
 	struct sroce_mw *mw = to_smw(ibmw);
-	u32 index;
 	int ret;
 
 	if (udata && udata->inlen &&
@@ -57,16 +55,14 @@ int sroce_mw_alloc(struct ib_mw *ibmw, struct ib_udata *udata)
 		return -EINVAL;
 	if (!atomic_add_unless(&sdev->mw_count, 1, SROCE_MAX_MW))
 		return -ENOMEM;
-	ret = sroce_key_alloc(sdev, &index);
+	ret = sroce_key_alloc(sdev, &ibmw->rkey);
 	if (ret) {
 		atomic_dec(&sdev->mw_count);
 		return ret == -EBUSY ? -ENOMEM : ret;
 	}
-	ibmw->rkey = index << 8 | get_random_u8();
 	/* A type 1 window is valid from the start, over nothing. */
 	mw->bound = ibmw->type == IB_MW_TYPE_1;
-	xa_store(&sdev->mr_xa, index, xa_tag_pointer(mw, SROCE_KEY_TAG_MW),
-		 GFP_KERNEL);
+	sroce_key_publish(sdev, ibmw->rkey, NULL, mw);
 	return 0;
 }
 
@@ -96,7 +92,7 @@ int sroce_mw_dealloc(struct ib_mw *ibmw)
 	struct sroce_mw *mw = to_smw(ibmw);
 	unsigned long flags;
 
-	xa_erase(&sdev->mr_xa, ibmw->rkey >> 8);
+	sroce_key_erase(sdev, ibmw->rkey);
 	/* No responder looks at it any more once this returns. */
 	synchronize_rcu();
 	spin_lock_irqsave(&sdev->key_lock, flags);
@@ -105,16 +101,6 @@ int sroce_mw_dealloc(struct ib_mw *ibmw)
 	spin_unlock_irqrestore(&sdev->key_lock, flags);
 	atomic_dec(&sdev->mw_count);
 	return 0;
-}
-
-/* The window whose rkey index @key carries; RCU read side held. */
-static struct sroce_mw *sroce_mw_find(struct sroce_dev *sdev, u32 key)
-{
-	void *entry = xa_load(&sdev->mr_xa, key >> 8);
-
-	if (!entry || xa_pointer_tag(entry) != SROCE_KEY_TAG_MW)
-		return NULL;
-	return xa_untag_pointer(entry);
 }
 
 /* The checks of a bind that need key_lock; 0 or -EINVAL. */
@@ -166,7 +152,7 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 	}
 
 	rcu_read_lock();
-	mw = sroce_mw_find(sdev, w->rkey);
+	mw = sroce_key_mw(sdev, w->rkey);
 	if (!mw) {
 		rcu_read_unlock();
 		if (mr)

@@ -67,8 +67,9 @@
  * @pd_count: live protection domains; atomic, bounded by SROCE_MAX_PD.
  * @cq_count: live completion queues; atomic, bounded by SROCE_MAX_CQ.
  * @mr_count: live memory regions; atomic, bounded by SROCE_MAX_MR.
- * @mr_xa: memory regions by key index (mr.c); the xarray's own lock guards
- *	insertion and removal, lookups run under RCU.
+ * @mr_xa: the key table: regions and windows by key index (key.c); the
+ *	xarray's own lock guards insertion and removal, lookups run under
+ *	RCU.
  * @mr_next: cursor of the cyclic key index allocation, under @mr_xa's lock.
  * @key_lock: guards what changes in a key's object while it is in @mr_xa:
  *	the binding of every memory window (struct sroce_mw), the num_mw and
@@ -185,6 +186,7 @@ int sroce_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata);
 #include "queue.h"
 #include "ah.h"
 #include "cq.h"
+#include "key.h"
 #include "mr.h"
 #include "mw.h"
 #include "qp.h"

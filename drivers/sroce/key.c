@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * key.c - the key table of a device, shared by memory regions (mr.c) and
+ * memory windows (mw.c): allocation of keys, their lookup and checks for
+ * the data path, and invalidation.
+ *
+ * Keys.  A region has one key, used as both lkey and rkey: a 24-bit index
+ * into the device's xarray in the upper bits, and a variant byte, random per
+ * registration, in the low 8 bits, so a key kept after deregistration does
+ * not name the next region that gets the same index (with probability
+ * 255/256).  Index 0 is never used: key 0 is always invalid.  Memory
+ * windows (mw.c) take their rkeys from the same table, their entries
+ * tagged SROCE_KEY_TAG_MW: an rkey may name either, an lkey only a region.
+ *
+ * Lookups run under RCU: an entry found takes a reference on its region
+ * (kref_get_unless_zero()) before the read side ends.  Removal
+ * (sroce_key_erase()) stops new lookups at once.
+ *
+ * Checks (sroce_mr_lookup_local() / _remote()), in this order; the first
+ * failure decides the error:
+ *  1. the key names a live region (index and variant): else -ENOENT;
+ *     an rkey naming a window is checked by the window first (mw.c:
+ *     bound, the caller's PD and, for type 2, QP, its rights and range),
+ *     then stands for the region the window lies in;
+ *  2. the region belongs to the caller's PD: else -EACCES;
+ *  3. the access is granted: a local access asks for 0 (read, always
+ *     granted) or IB_ACCESS_LOCAL_WRITE; a remote one for one or more of
+ *     IB_ACCESS_REMOTE_READ/_WRITE/_ATOMIC, each of which the registration
+ *     must hold; any other bit is refused: else -EACCES;
+ *  4. [va, va + len) lies inside [iova, iova + length), computed without
+ *     64-bit overflow (a len of 0 needs va inside or at the end): else
+ *     -ERANGE.
+ * The data path maps them to its completion statuses (local protection /
+ * length errors, remote access errors).  Alignment of atomics is its job.
+ */
+#include <linux/random.h>
+#include <linux/xarray.h>
+
+#include "sroce.h"
+
+#define SROCE_KEY_INDEX_MAX	0xffffff
+
+/* The rights a remote access may ask for. */
+#define SROCE_KEY_ACCESS_REMOTE						\
+	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |		\
+	 IB_ACCESS_REMOTE_ATOMIC)
+
+/**
+ * sroce_key_table_init() - set up a device's key table
+ * @sdev: the device being created
+ */
+void sroce_key_table_init(struct sroce_dev *sdev)
+{
+	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
+	sdev->mr_next = 1;
+	spin_lock_init(&sdev->key_lock);
+}
+
+/**
+ * sroce_key_table_destroy() - end of a device's key table
+ * @sdev: a device whose regions and windows are all gone
+ */
+void sroce_key_table_destroy(struct sroce_dev *sdev)
+{
+	WARN_ON(!xa_empty(&sdev->mr_xa));
+	xa_destroy(&sdev->mr_xa);
+}
+
+/**
+ * sroce_key_alloc() - reserve an index of the key table for a new key
+ * @sdev: the device
+ * @key: set to the key: its index, 1..2^24-1, cyclically allocated, and a
+ *	random variant
+ *
+ * The entry stays empty (no lookup finds it) until the caller publishes
+ * its object there (sroce_key_publish()), once the key is set in it.
+ *
+ * Return: 0, -EBUSY when every index is taken, -ENOMEM.
+ */
+int sroce_key_alloc(struct sroce_dev *sdev, u32 *key)
+{
+	u32 index;
+	int ret;
+
+	ret = xa_alloc_cyclic(&sdev->mr_xa, &index, NULL,
+			      XA_LIMIT(1, SROCE_KEY_INDEX_MAX), &sdev->mr_next,
+			      GFP_KERNEL);
+	if (ret < 0)
+		return ret;
+	*key = index << 8 | get_random_u8();
+	return 0;
+}
+
+/**
+ * sroce_key_publish() - make a key's object reachable by lookups
+ * @sdev: the device
+ * @key: from sroce_key_alloc()
+ * @mr: the region the key names, or NULL
+ * @mw: the window the key names, or NULL; exactly one of the two is set
+ *
+ * The object must be initialised: xa_store() implies a barrier.
+ */
+void sroce_key_publish(struct sroce_dev *sdev, u32 key, struct sroce_mr *mr,
+		       struct sroce_mw *mw)
+{
+	xa_store(&sdev->mr_xa, key >> 8,
+		 mw ? xa_tag_pointer(mw, SROCE_KEY_TAG_MW) : mr, GFP_KERNEL);
+}
+
+/**
+ * sroce_key_erase() - no lookup finds the object of @key any more
+ * @sdev: the device
+ * @key: a key from sroce_key_alloc()
+ *
+ * Lookups already under way may still hold the object: its users wait for
+ * an RCU grace period, or for the references taken.
+ */
+void sroce_key_erase(struct sroce_dev *sdev, u32 key)
+{
+	xa_erase(&sdev->mr_xa, key >> 8);
+}
+
+/**
+ * sroce_key_mr() - the region in the entry of a key's index
+ * @sdev: the device
+ * @key: any key; its variant is not compared
+ *
+ * Context: RCU read side.
+ * Return: the region, or NULL (no entry, or a window's).
+ */
+struct sroce_mr *sroce_key_mr(struct sroce_dev *sdev, u32 key)
+{
+	void *entry = xa_load(&sdev->mr_xa, key >> 8);
+
+	if (!entry || xa_pointer_tag(entry) == SROCE_KEY_TAG_MW)
+		return NULL;
+	return entry;
+}
+
+/**
+ * sroce_key_mw() - the window in the entry of a key's index
+ * @sdev: the device
+ * @key: any key; its variant is not compared
+ *
+ * Context: RCU read side.
+ * Return: the window, or NULL (no entry, or a region's).
+ */
+struct sroce_mw *sroce_key_mw(struct sroce_dev *sdev, u32 key)
+{
+	void *entry = xa_load(&sdev->mr_xa, key >> 8);
+
+	if (!entry || xa_pointer_tag(entry) != SROCE_KEY_TAG_MW)
+		return NULL;
+	return xa_untag_pointer(entry);
+}
+
+static struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key,
+					struct ib_pd *pd, u32 qpn, bool remote,
+					int access, u64 va, u64 len)
+{
+	struct sroce_mw *mw;
+	struct sroce_mr *mr;
+	unsigned long flags;
+	int ret;
+
+	rcu_read_lock();
+	mw = sroce_key_mw(sdev, key);
+	if (mw) {
+		mr = remote ? sroce_mw_resolve(mw, key, pd, qpn, access, va,
+					       len) :
+			      ERR_PTR(-ENOENT);
+		rcu_read_unlock();
+		/* The window's range lies inside the region: check 4 holds. */
+		return mr;
+	}
+	mr = sroce_key_mr(sdev, key);
+	if (!mr || READ_ONCE(mr->key) != key ||
+	    !kref_get_unless_zero(&mr->ref)) {
+		rcu_read_unlock();
+		return ERR_PTR(-ENOENT);
+	}
+	rcu_read_unlock();
+
+	if (mr->fr) {
+		/* Its registration changes with REG_MR and invalidation. */
+		spin_lock_irqsave(&sdev->key_lock, flags);
+		ret = mr->fr_valid && mr->key == key ?
+		      sroce_mr_check(mr, pd, access, va, len) : -ENOENT;
+		spin_unlock_irqrestore(&sdev->key_lock, flags);
+	} else {
+		ret = sroce_mr_check(mr, pd, access, va, len);
+	}
+	if (ret) {
+		sroce_mr_put(mr);
+		return ERR_PTR(ret);
+	}
+	return mr;
+}
+
+/**
+ * sroce_mr_lookup_local() - find a region by lkey for a local access
+ * @sdev: the device
+ * @lkey: the key from a work request's SGE
+ * @pd: the PD of the QP doing the access
+ * @access: 0 to read the region, IB_ACCESS_LOCAL_WRITE to write it
+ * @va: first address accessed
+ * @len: bytes accessed
+ *
+ * Return: the region with a reference (drop it with sroce_mr_put()), or
+ * ERR_PTR(-ENOENT / -EACCES / -ERANGE) as described at the top of mr.c.
+ */
+struct sroce_mr *sroce_mr_lookup_local(struct sroce_dev *sdev, u32 lkey,
+				       struct ib_pd *pd, int access, u64 va,
+				       u64 len)
+{
+	if (access & ~IB_ACCESS_LOCAL_WRITE)
+		return ERR_PTR(-EACCES);
+	return sroce_mr_lookup(sdev, lkey, pd, 0, false, access, va, len);
+}
+
+/**
+ * sroce_mr_lookup_remote() - find a region by rkey for a remote access
+ * @sdev: the device
+ * @rkey: the key from the packet's RETH or AtomicETH: a region's, or a
+ *	memory window's
+ * @pd: the PD of the QP the packet arrived on
+ * @qpn: that QP's number (a type 2 window serves the QP it is bound to)
+ * @access: IB_ACCESS_REMOTE_READ, _WRITE and/or _ATOMIC; at least one
+ * @va: first address accessed
+ * @len: bytes accessed
+ *
+ * Return: as sroce_mr_lookup_local().
+ */
+struct sroce_mr *sroce_mr_lookup_remote(struct sroce_dev *sdev, u32 rkey,
+					struct ib_pd *pd, u32 qpn, int access,
+					u64 va, u64 len)
+{
+	if (!access || (access & ~SROCE_KEY_ACCESS_REMOTE))
+		return ERR_PTR(-EACCES);
+	return sroce_mr_lookup(sdev, rkey, pd, qpn, true, access, va, len);
+}
+
+/**
+ * sroce_key_invalidate() - LOCAL_INV, or SEND_WITH_INV from the peer
+ * @sdev: the device
+ * @key: the key to invalidate: of a fast-registration region or a type 2
+ *	memory window
+ * @pd: the PD of the QP asking
+ * @qpn: that QP
+ *
+ * Return: 0, or -EINVAL (nothing changes): another kind of key, not
+ * valid, another PD (or, for a window, QP).
+ */
+int sroce_key_invalidate(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
+			 u32 qpn)
+{
+	struct sroce_mw *mw;
+	struct sroce_mr *mr;
+	unsigned long flags;
+	int ret = -EINVAL;
+
+	rcu_read_lock();
+	mw = sroce_key_mw(sdev, key);
+	mr = mw ? NULL : sroce_key_mr(sdev, key);
+	if (mw) {
+		ret = sroce_mw_invalidate(mw, key, pd, qpn);
+	} else if (mr) {
+		spin_lock_irqsave(&sdev->key_lock, flags);
+		if (mr->fr && mr->fr_valid && mr->key == key && mr->pd == pd) {
+			mr->fr_valid = false;
+			ret = 0;
+		}
+		spin_unlock_irqrestore(&sdev->key_lock, flags);
+	}
+	rcu_read_unlock();
+	return ret;
+}

@@ -37,13 +37,13 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	int ret;
 
 	/* UDP port 4791 in the netdev's namespace; fails if it is taken. */
-	ret = sroce_net_get(net, name);
+	ret = sroce_socket_get(net, name);
 	if (ret)
 		return ret;
 
 	sdev = ib_alloc_device(sroce_dev, ibdev);
 	if (!sdev) {
-		sroce_net_put(net);
+		sroce_socket_put(net);
 		return -ENOMEM;
 	}
 	ibdev = &sdev->ibdev;
@@ -153,7 +153,7 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 	sdev->ndev = NULL;
 	/* Unregistered: no receive path reaches the counters any more. */
 	sroce_counters_free(sdev);
-	sroce_net_put(sdev->net);
+	sroce_socket_put(sdev->net);
 	sdev->net = NULL;
 }
 

@@ -133,7 +133,7 @@ static int __init sroce_mod_init(void)
 		return -ENOMEM;
 
 	/* Per-namespace state (the UDP sockets) before any device. */
-	ret = sroce_net_init();
+	ret = sroce_socket_init();
 	if (ret) {
 		pr_err("cannot register the per-namespace state: %d\n", ret);
 		goto err_destroy_wq;
@@ -155,7 +155,7 @@ static int __init sroce_mod_init(void)
 	return 0;
 
 err_net_exit:
-	sroce_net_exit();
+	sroce_socket_exit();
 err_destroy_wq:
 	destroy_workqueue(sroce_wq);
 	return ret;
@@ -176,9 +176,9 @@ static void __exit sroce_mod_exit(void)
 	unregister_netdevice_notifier(&sroce_netdev_notifier);
 	/*
 	 * Every device released its namespace's sockets, waiting for their
-	 * receive callbacks (net.c): the per-namespace state can go.
+	 * receive callbacks (socket.c): the per-namespace state can go.
 	 */
-	sroce_net_exit();
+	sroce_socket_exit();
 	/* Every device waited for its regions' frees; the last ones return. */
 	destroy_workqueue(sroce_wq);
 

@@ -10,7 +10,7 @@
  * netdev; the last detachment leaves it and frees the group.
  *
  * Joining is more than the link layer: sroce receives through a UDP socket
- * (net.c), behind the IP stack, and the IP stack drops a multicast
+ * (socket.c), behind the IP stack, and the IP stack drops a multicast
  * datagram of a group the host has not joined (ip_route_input() for IPv4,
  * ip6_mc_input() for IPv6) before any socket sees it.  The RDMA CM joins
  * the IPv4 group itself (cma_igmp_send()), but a plain ibv_attach_mcast()

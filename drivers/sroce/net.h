@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * net.h - the UDP side of sroce: one RoCEv2 socket pair per network
- * namespace (net.c) and the receive path behind it (recv.c).  Not to be
- * confused with the protocol core's proto/net.h (IP/UDP headers as bytes).
+ * namespace (socket.c), transmission (net.c) and the receive path
+ * (recv.c).
  */
 #ifndef SROCE_NET_H
 #define SROCE_NET_H
@@ -10,21 +10,30 @@
 #include <linux/netdevice.h>
 
 struct net;
+struct sock;
 struct sk_buff;
 struct sroce_dev;
 struct sroce_icrc;
 struct sroce_av;
 
+/* socket.c */
+int sroce_socket_init(void);
+void sroce_socket_exit(void);
+int sroce_socket_get(struct net *net, const char *ibdev_name);
+void sroce_socket_put(struct net *net);
+struct sock *sroce_socket_sk(struct net *net, bool ipv6);
+
 /* net.c */
-int sroce_net_init(void);
-void sroce_net_exit(void);
-int sroce_net_get(struct net *net, const char *ibdev_name);
-void sroce_net_put(struct net *net);
 int sroce_net_xmit(struct sroce_dev *sdev, struct sk_buff *skb,
 		   const struct sroce_av *av, u32 qpn);
 
 /* Room sroce_net_xmit() needs in front of the BTH */
 #define SROCE_NET_HEADROOM	(LL_MAX_HEADER + 40 + 8)
+
+struct sroce_qp;
+struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp, u32 hdr_len,
+				    u32 paylen, u8 **hdr);
+int sroce_net_qp_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 
 /* recv.c */
 void sroce_skb_recv(struct sroce_dev *sdev, struct sk_buff *skb);

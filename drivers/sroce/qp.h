@@ -469,9 +469,6 @@ int sroce_sge_scatter_skb(const struct sroce_sge_ref *sge, u32 num_sge,
 void sroce_qp_run_one(struct sroce_qp *qp, unsigned int running_bit,
 		      bool (*run)(struct sroce_qp *qp),
 		      struct work_struct *work);
-int sroce_qp_xmit(struct sroce_qp *qp, struct sk_buff *skb);
-struct sk_buff *sroce_qp_alloc_skb(struct sroce_qp *qp, u32 hdr_len,
-				   u32 paylen, u8 **hdr);
 
 /* req.c */
 void sroce_req_kick(struct sroce_qp *qp);

@@ -2,7 +2,7 @@
 /*
  * recv.c - validation of received RoCEv2 packets.
  *
- * A datagram arrives from the device's socket (net.c) as an skb whose data
+ * A datagram arrives from the device's socket (socket.c) as an skb whose data
  * starts at the UDP header and whose length is the UDP length; the IP
  * header sits before it in the linear area.  The skb may be non-linear:
  * the headers the protocol core parses are copied to the stack (at most

@@ -403,7 +403,7 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	}
 	info = sroce_opcode_lookup(seg.opcode);
 	hdr_len = info->hdr_len;
-	skb = sroce_qp_alloc_skb(qp, hdr_len, seg.paylen, &hdr);
+	skb = sroce_net_alloc_skb(qp, hdr_len, seg.paylen, &hdr);
 	if (!skb)
 		return -ENOMEM;
 	if (sroce_req_copy_payload(w, qp->cur_off, hdr + hdr_len,
@@ -644,7 +644,7 @@ static bool sroce_req_run(struct sroce_qp *qp)
 		spin_unlock_irqrestore(&qp->lock, flags);
 
 		while ((skb = __skb_dequeue(&list)))
-			sroce_qp_xmit(qp, skb);
+			sroce_net_qp_xmit(qp, skb);
 		sroce_qp_notify(&nfy);
 	} while (n == SROCE_REQ_BATCH);
 	return true;

@@ -730,7 +730,7 @@ static struct sk_buff *sroce_resp_build_res(struct sroce_qp *qp,
 		seg.last = 1;
 	}
 	hdr_len = sroce_opcode_lookup(seg.opcode)->hdr_len;
-	skb = sroce_qp_alloc_skb(qp, hdr_len, seg.paylen, &hdr);
+	skb = sroce_net_alloc_skb(qp, hdr_len, seg.paylen, &hdr);
 	if (!skb)
 		return NULL;
 	if (seg.paylen && sroce_mr_copy(r->mr, r->va + off, hdr + hdr_len,
@@ -765,7 +765,7 @@ static struct sk_buff *sroce_resp_build_ack(struct sroce_qp *qp)
 	struct sk_buff *skb;
 	u8 *hdr;
 
-	skb = sroce_qp_alloc_skb(qp, hdr_len, 0, &hdr);
+	skb = sroce_net_alloc_skb(qp, hdr_len, 0, &hdr);
 	if (!skb)
 		return NULL;
 	h.bth.opcode = SROCE_OP_RC_ACK;
@@ -826,7 +826,7 @@ static bool sroce_resp_run(struct sroce_qp *qp)
 		spin_unlock_irqrestore(&qp->lock, flags);
 
 		while ((skb = __skb_dequeue(&list)))
-			sroce_qp_xmit(qp, skb);
+			sroce_net_qp_xmit(qp, skb);
 		sent += n;
 		if (task)
 			cond_resched();

@@ -87,8 +87,8 @@
  * @srq_count: live shared receive queues; atomic, bounded by SROCE_MAX_SRQ.
  * @mcast: multicast groups and their attached QPs (mcast.h, mcast.c).
  * @net: the namespace of @ndev at creation, whose UDP sockets the device
- *	holds (net.c: sroce_net_get() before allocation, sroce_net_put() in
- *	sroce_dev_dealloc()).  Constant.
+ *	holds (socket.c: sroce_socket_get() before allocation,
+ *	sroce_socket_put() in sroce_dev_dealloc()).  Constant.
  * @stats: per-CPU packet counters (counters.h); allocated before
  *	registration, freed in sroce_dev_dealloc().
  */

@@ -435,7 +435,7 @@ struct sroce_nfy {
 	struct sroce_qp *last_wqe;	/* IB_EVENT_QP_LAST_WQE_REACHED */
 };
 
-/* qp.c: verbs */
+/* qp.c: verbs; post.c: kernel post verbs */
 int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
 int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -466,13 +466,15 @@ int sroce_sge_scatter_buf(const struct sroce_sge_ref *sge, u32 num_sge,
 int sroce_sge_scatter_skb(const struct sroce_sge_ref *sge, u32 num_sge,
 			  u32 off, const struct sk_buff *skb, int skb_off,
 			  u32 len);
-void sroce_qp_run_one(struct sroce_qp *qp, unsigned int running_bit,
-		      bool (*run)(struct sroce_qp *qp),
-		      struct work_struct *work);
 
-/* req.c */
+/* task.c: where the engines run */
 void sroce_req_kick(struct sroce_qp *qp);
 void sroce_req_work(struct work_struct *work);
+void sroce_resp_kick(struct sroce_qp *qp);
+void sroce_resp_work(struct work_struct *work);
+
+/* req.c */
+bool sroce_req_run(struct sroce_qp *qp);
 void sroce_req_release_swqe(struct sroce_swqe *w);
 void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
 enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode);
@@ -492,7 +494,6 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		    const struct sroce_pkt *pkt);
 void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
 void sroce_resp_reset(struct sroce_qp *qp);
-void sroce_resp_kick(struct sroce_qp *qp);
-void sroce_resp_work(struct work_struct *work);
+bool sroce_resp_run(struct sroce_qp *qp);
 
 #endif /* SROCE_QP_H */

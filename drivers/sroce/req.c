@@ -23,7 +23,6 @@
  * issues a full barrier and reads the word.  One of the two sees the other
  * (include/uapi/rdma/sroce-abi.h).
  */
-#include <linux/moduleparam.h>
 #include <linux/skbuff.h>
 #include <rdma/ib_user_verbs.h>
 
@@ -31,16 +30,6 @@
 #include "counters.h"
 #include "net.h"
 #include "proto/sroce_proto.h"
-
-/*
- * Where the requester runs: in the context that kicks it (false, the
- * default), or always in the QP's work item.  For measuring the execution
- * model (scripts/bench model); see Documentation/kernel-driver.md.
- */
-static bool req_defer;
-module_param(req_defer, bool, 0644);
-MODULE_PARM_DESC(req_defer,
-		 "run the requester in a work item instead of the caller (default: no)");
 
 /**
  * sroce_req_wc_opcode() - the completion opcode of a send WQE
@@ -628,7 +617,15 @@ static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
 	return n;
 }
 
-static bool sroce_req_run(struct sroce_qp *qp)
+/**
+ * sroce_req_run() - the requester: send what the send queue holds
+ * @qp: the QP, lock not held; run by one context at a time (task.c)
+ *
+ * Builds packets in batches under the lock and sends them after it.
+ *
+ * Return: true (it never leaves work for later).
+ */
+bool sroce_req_run(struct sroce_qp *qp)
 {
 	struct sroce_nfy nfy;
 	struct sk_buff_head list;
@@ -648,34 +645,6 @@ static bool sroce_req_run(struct sroce_qp *qp)
 		sroce_qp_notify(&nfy);
 	} while (n == SROCE_REQ_BATCH);
 	return true;
-}
-
-/**
- * sroce_req_kick() - make the requester look at its QP
- * @qp: the QP
- *
- * Runs the requester in this context, unless another one runs it (which
- * then looks again), interrupts are off or req_defer is set: then the
- * QP's work item runs it.
- */
-void sroce_req_kick(struct sroce_qp *qp)
-{
-	if (READ_ONCE(req_defer) || in_hardirq() || irqs_disabled()) {
-		queue_work(system_highpri_wq, &qp->req_work);
-		return;
-	}
-	sroce_qp_run_one(qp, SROCE_QPF_REQ_RUNNING, sroce_req_run,
-			 &qp->req_work);
-}
-
-/**
- * sroce_req_work() - the QP's work item: runs the requester
- * @work: struct sroce_qp.req_work
- */
-void sroce_req_work(struct work_struct *work)
-{
-	sroce_qp_run_one(container_of(work, struct sroce_qp, req_work),
-			 SROCE_QPF_REQ_RUNNING, sroce_req_run, work);
 }
 
 /**

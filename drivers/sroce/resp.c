@@ -808,8 +808,14 @@ static int sroce_resp_build(struct sroce_qp *qp, struct sk_buff_head *list)
 	return n;
 }
 
-/* The output engine (see the top); false when the work item goes on. */
-static bool sroce_resp_run(struct sroce_qp *qp)
+/**
+ * sroce_resp_run() - the responder's output engine (see the top)
+ * @qp: the QP, lock not held; run by one context at a time (task.c)
+ *
+ * Return: true when everything is sent, false when its budget in softirq
+ * is used up and the work item goes on.
+ */
+bool sroce_resp_run(struct sroce_qp *qp)
 {
 	bool task = in_task();
 	struct sk_buff_head list;
@@ -832,25 +838,6 @@ static bool sroce_resp_run(struct sroce_qp *qp)
 			cond_resched();
 	} while (n == SROCE_REQ_BATCH);
 	return true;
-}
-
-/**
- * sroce_resp_kick() - send what the responder has to send
- * @qp: the QP, lock not held
- */
-void sroce_resp_kick(struct sroce_qp *qp)
-{
-	sroce_qp_run_one(qp, SROCE_QPF_RESP_RUNNING, sroce_resp_run,
-			 &qp->resp_work);
-}
-
-/**
- * sroce_resp_work() - the QP's responder work item: long READ responses
- * @work: struct sroce_qp.resp_work
- */
-void sroce_resp_work(struct work_struct *work)
-{
-	sroce_resp_kick(container_of(work, struct sroce_qp, resp_work));
 }
 
 /**

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * post.c - the post verbs of kernel users: their ib_send_wr and
+ * ib_recv_wr lists written as WQEs into the QP's rings, the very format
+ * user space writes through its mapping (include/uapi/rdma/sroce-abi.h).
+ * User space posts without a system call; its POST_SEND is a doorbell.
+ */
+#include "sroce.h"
+
+/**
+ * sroce_rwqe_post() - write a kernel user's receive requests into a ring
+ * @rq: a receive ring (a QP's RQ or an SRQ), its lock held
+ * @cons: the ring's consumer index
+ * @max_sge: the most SGEs a request may have
+ * @wr: the first request; left at the one refused, if any
+ *
+ * The requests before a refused one are posted.
+ *
+ * Return: 0, -EINVAL (too many SGEs) or -ENOMEM (the ring is full).
+ */
+int sroce_rwqe_post(struct sroce_queue *rq, u32 cons, u32 max_sge,
+		    const struct ib_recv_wr **wr)
+{
+	const struct ib_recv_wr *r;
+	u32 prod = *rq->producer;
+	int ret = 0, i;
+
+	for (r = *wr; r; r = r->next, prod++) {
+		struct sroce_recv_wqe *w = sroce_queue_slot(rq, prod);
+		struct sroce_sge *sge = (void *)(w + 1);
+
+		if (r->num_sge < 0 || r->num_sge > max_sge) {
+			ret = -EINVAL;
+			break;
+		}
+		if (prod - cons >= rq->num_entries) {
+			ret = -ENOMEM;
+			break;
+		}
+		w->wr_id = r->wr_id;
+		w->num_sge = r->num_sge;
+		w->reserved = 0;
+		for (i = 0; i < r->num_sge; i++) {
+			sge[i].addr = r->sg_list[i].addr;
+			sge[i].length = r->sg_list[i].length;
+			sge[i].lkey = r->sg_list[i].lkey;
+		}
+	}
+	sroce_queue_store_producer(rq, prod);
+	*wr = r;
+	return ret;
+}
+
+/* The uverbs opcode of a kernel work request; false if not carried. */
+static bool sroce_qp_wr_opcode(enum ib_wr_opcode op, u32 *out)
+{
+	switch (op) {
+	case IB_WR_SEND:
+		*out = IB_UVERBS_WR_SEND;
+		return true;
+	case IB_WR_SEND_WITH_IMM:
+		*out = IB_UVERBS_WR_SEND_WITH_IMM;
+		return true;
+	case IB_WR_SEND_WITH_INV:
+		*out = IB_UVERBS_WR_SEND_WITH_INV;
+		return true;
+	case IB_WR_LOCAL_INV:
+		*out = IB_UVERBS_WR_LOCAL_INV;
+		return true;
+	case IB_WR_REG_MR:
+		*out = SROCE_WR_REG_MR;
+		return true;
+	case IB_WR_RDMA_WRITE:
+		*out = IB_UVERBS_WR_RDMA_WRITE;
+		return true;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		*out = IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
+		return true;
+	case IB_WR_RDMA_READ:
+		*out = IB_UVERBS_WR_RDMA_READ;
+		return true;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		*out = IB_UVERBS_WR_ATOMIC_CMP_AND_SWP;
+		return true;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		*out = IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Kernel post_send: an ib_send_wr as a WQE in the ring. */
+static int sroce_qp_write_swqe(struct sroce_qp *qp,
+			       const struct ib_send_wr *wr, void *slot)
+{
+	struct sroce_send_wqe *w = slot;
+	struct sroce_sge *sge = slot + sizeof(*w);
+	u32 opcode;
+	int i;
+
+	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge)
+		return -EINVAL;
+	if (!sroce_qp_wr_opcode(wr->opcode, &opcode))
+		return -EOPNOTSUPP;
+	if (wr->send_flags & IB_SEND_INLINE)
+		return -EINVAL;	/* kernel users pass addresses, not data */
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr->wr_id;
+	w->opcode = opcode;
+	if (wr->send_flags & IB_SEND_SIGNALED)
+		w->send_flags |= SROCE_SEND_SIGNALED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		w->send_flags |= SROCE_SEND_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		w->send_flags |= SROCE_SEND_FENCE;
+	w->num_sge = wr->num_sge;
+	if (opcode == IB_UVERBS_WR_SEND_WITH_INV ||
+	    opcode == IB_UVERBS_WR_LOCAL_INV)
+		w->imm_data = wr->ex.invalidate_rkey;
+	else
+		w->imm_data = (__force u32)wr->ex.imm_data;
+	switch (opcode) {
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+	case IB_UVERBS_WR_RDMA_READ:
+		w->remote_addr = rdma_wr(wr)->remote_addr;
+		w->rkey = rdma_wr(wr)->rkey;
+		break;
+	case SROCE_WR_REG_MR:
+		w->rkey = reg_wr(wr)->key;
+		w->swap = reg_wr(wr)->access;
+		break;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		w->remote_addr = atomic_wr(wr)->remote_addr;
+		w->rkey = atomic_wr(wr)->rkey;
+		w->compare_add = atomic_wr(wr)->compare_add;
+		w->swap = atomic_wr(wr)->swap;
+		break;
+	default:
+		break;
+	}
+	if (sroce_qp_is_ud(qp)) {
+		w->ah = to_sah(ud_wr(wr)->ah)->num;
+		w->remote_qpn = ud_wr(wr)->remote_qpn;
+		w->remote_qkey = ud_wr(wr)->remote_qkey;
+	}
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	return 0;
+}
+
+/**
+ * sroce_qp_post_send() - ops.post_send
+ * @ibqp: the QP
+ * @wr: a kernel user's work requests; NULL from user space (the doorbell)
+ * @bad_wr: the first request not posted
+ *
+ * User space posts into its mapped ring and calls POST_SEND without work
+ * requests as a doorbell; it may not pass any.  A kernel user's requests
+ * go into the same ring.
+ *
+ * Return: 0, -EINVAL (wrong state, bad request, work requests from user
+ * space), -EOPNOTSUPP (an operation sroce does not carry yet), -ENOMEM
+ * (queue full).
+ */
+int sroce_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		       const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+	int ret = 0;
+	u32 prod;
+
+	if (qp->user) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		sroce_req_kick(qp);
+		return 0;
+	}
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state < IB_QPS_RTS) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	prod = *qp->sq.producer;
+	for (; wr; wr = wr->next, prod++) {
+		if (prod - qp->sq_retire >= qp->sq.num_entries) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = sroce_qp_write_swqe(qp, wr, sroce_queue_slot(&qp->sq,
+								   prod));
+		if (ret)
+			break;
+	}
+	sroce_queue_store_producer(&qp->sq, prod);
+out_unlock:
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (ret)
+		*bad_wr = wr;
+	sroce_req_kick(qp);
+	return ret;
+}
+
+/**
+ * sroce_qp_post_recv() - ops.post_recv, for kernel users
+ * @ibqp: the QP
+ * @wr: the work requests
+ * @bad_wr: the first request not posted
+ *
+ * User space posts into its mapped ring without a system call (the
+ * POST_RECV command is not offered).  In the ERROR state the requests
+ * complete at once with IB_WC_WR_FLUSH_ERR (ib_drain_rq() relies on it).
+ *
+ * Return: 0, -EINVAL (RESET state, a QP with an SRQ, too many SGEs),
+ * -ENOMEM (queue full).
+ */
+int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_nfy nfy = {};
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state == IB_QPS_RESET || qp->user || qp->ibqp.srq) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	ret = sroce_rwqe_post(&qp->rq, qp->rq_cons, qp->cap.max_recv_sge, &wr);
+	if (qp->state == IB_QPS_ERR)
+		sroce_resp_flush(qp, &nfy);
+out_unlock:
+	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_qp_notify(&nfy);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}

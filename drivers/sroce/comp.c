@@ -165,7 +165,7 @@ static void sroce_comp_rewind(struct sroce_qp *qp, u32 psn)
 }
 
 /* Fail the oldest WQE with @status and move the QP to ERROR; lock held. */
-static void sroce_comp_fail(struct sroce_qp *qp, u8 status,
+static void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
 			    struct sroce_nfy *nfy)
 {
 	if (qp->sq_retire != qp->sq_head) {
@@ -186,7 +186,7 @@ static void sroce_comp_fail(struct sroce_qp *qp, u8 status,
 	sroce_qp_error(qp, nfy);
 }
 
-static u8 sroce_comp_nak_status(u8 code)
+static enum ib_wc_status sroce_comp_nak_status(u8 code)
 {
 	switch (code) {
 	case SROCE_NAK_REMOTE_ACCESS:
@@ -544,8 +544,8 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	if (flags & SROCE_OPF_ATOMIC) {
 		if (w->opcode == IB_UVERBS_WR_RDMA_READ)
 			goto bad;
-		ret = sroce_sge_scatter_buf(w->sge, w->num_sge, 0, &h->atmack,
-					    sizeof(h->atmack));
+		ret = sroce_sge_copy(w->sge, w->num_sge, 0, (void *)&h->atmack,
+				     sizeof(h->atmack), SROCE_MR_FROM_BUF);
 	} else {
 		if (w->opcode != IB_UVERBS_WR_RDMA_READ)
 			goto bad;

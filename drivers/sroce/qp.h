@@ -448,7 +448,7 @@ int sroce_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr);
 
-/* qp.c: for the engine */
+/* qp.c: for the engine; wqe.c */
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp, struct sroce_nfy *nfy);
@@ -459,10 +459,16 @@ void sroce_qp_notify(struct sroce_nfy *nfy);
 void sroce_sge_put(struct sroce_sge_ref *sge, u32 n);
 int sroce_rwqe_post(struct sroce_queue *rq, u32 cons, u32 max_sge,
 		    const struct ib_recv_wr **wr);
-int sroce_rwqe_load(struct sroce_qp *qp, struct ib_pd *pd, const void *slot,
-		    u32 max_sge, struct sroce_rwqe *r);
-int sroce_sge_scatter_buf(const struct sroce_sge_ref *sge, u32 num_sge,
-			  u32 off, const void *buf, u32 len);
+enum ib_wc_status sroce_sge_load(struct sroce_qp *qp, struct ib_pd *pd,
+				 const struct sroce_sge *usge, u32 num_sge,
+				 int access, u64 max_len,
+				 struct sroce_sge_ref *sge, u32 *loaded,
+				 u64 *total);
+enum ib_wc_status sroce_rwqe_load(struct sroce_qp *qp, struct ib_pd *pd,
+				  const void *slot, u32 max_sge,
+				  struct sroce_rwqe *r);
+int sroce_sge_copy(const struct sroce_sge_ref *sge, u32 num_sge, u32 off,
+		   void *buf, u32 len, enum sroce_mr_copy_dir dir);
 int sroce_sge_scatter_skb(const struct sroce_sge_ref *sge, u32 num_sge,
 			  u32 off, const struct sk_buff *skb, int skb_off,
 			  u32 len);

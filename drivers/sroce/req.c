@@ -98,43 +98,6 @@ void sroce_req_release_swqe(struct sroce_swqe *w)
 	w->num_sge = 0;
 }
 
-/* Copy and check the gather list; the status of a failure, or 0. */
-static u8 sroce_req_fetch_sges(struct sroce_qp *qp, struct sroce_swqe *w,
-			       const struct sroce_sge *usge, u32 num_sge,
-			       int access)
-{
-	u64 total = 0;
-	u32 i;
-
-	for (i = 0; i < num_sge; i++) {
-		struct sroce_sge sge;
-		struct sroce_mr *mr;
-
-		memcpy(&sge, &usge[i], sizeof(sge));
-		total += sge.length;
-		if (total > SROCE_MAX_MSG_SIZE)
-			return IB_WC_LOC_LEN_ERR;
-		w->sge[i].addr = sge.addr;
-		w->sge[i].length = sge.length;
-		w->sge[i].mr = NULL;
-		w->num_sge = i + 1;
-		if (!sge.length)
-			continue;
-		mr = sroce_mr_lookup_local(qp->sdev, sge.lkey, qp->ibqp.pd,
-					   access, sge.addr, sge.length);
-		if (IS_ERR(mr)) {
-			ibdev_dbg(qp->ibqp.device,
-				  "QP %u: send SGE %u lkey %#x %#llx+%u: %ld\n",
-				  qp->ibqp.qp_num, i, sge.lkey, sge.addr,
-				  sge.length, PTR_ERR(mr));
-			return IB_WC_LOC_PROT_ERR;
-		}
-		w->sge[i].mr = mr;
-	}
-	w->length = total;
-	return 0;
-}
-
 /* The path MTU of a datagram QP: the port's. */
 static u32 sroce_req_ud_pmtu(const struct sroce_qp *qp)
 {
@@ -143,11 +106,12 @@ static u32 sroce_req_ud_pmtu(const struct sroce_qp *qp)
 
 /*
  * The destination of a UD send: the address of its AH (of the QP's PD),
- * the QP and the Q_Key; a message fits one packet.  The status of a
- * failure, or 0.
+ * the QP and the Q_Key; a message fits one packet.  IB_WC_SUCCESS, or the
+ * status to complete it with.
  */
-static u8 sroce_req_fetch_ud(struct sroce_qp *qp, struct sroce_swqe *w,
-			     const struct sroce_send_wqe *u)
+static enum ib_wc_status sroce_req_fetch_ud(struct sroce_qp *qp,
+					    struct sroce_swqe *w,
+					    const struct sroce_send_wqe *u)
 {
 	if (w->length > sroce_req_ud_pmtu(qp))
 		return IB_WC_LOC_LEN_ERR;
@@ -171,9 +135,10 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 {
 	struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_head);
 	const void *slot = sroce_queue_slot(&qp->sq, qp->sq_head);
+	enum ib_wc_status status = IB_WC_SUCCESS;
 	struct sroce_send_wqe u;
+	u64 total;
 	u32 prod;
-	u8 status = 0;
 
 	lockdep_assert_held(&qp->lock);
 	/* Acquire: the WQE was written before the index. */
@@ -262,10 +227,13 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 			goto out;
 		}
 		/* READ responses and atomic results are written locally. */
-		status = sroce_req_fetch_sges(qp, w, slot + sizeof(u),
-					      u.num_sge,
-					      sroce_req_is_rd(u.opcode) ?
-					      IB_ACCESS_LOCAL_WRITE : 0);
+		status = sroce_sge_load(qp, qp->ibqp.pd, slot + sizeof(u),
+					u.num_sge,
+					sroce_req_is_rd(u.opcode) ?
+					IB_ACCESS_LOCAL_WRITE : 0,
+					SROCE_MAX_MSG_SIZE, w->sge, &w->num_sge,
+					&total);
+		w->length = total;
 	}
 	if (!status && sroce_req_is_rd(u.opcode) &&
 	    u.opcode != IB_UVERBS_WR_RDMA_READ && w->length != sizeof(u64))
@@ -289,31 +257,12 @@ out:
 static int sroce_req_copy_payload(const struct sroce_swqe *w, u32 off,
 				  u8 *dst, u32 len)
 {
-	u32 i;
-	int ret;
-
 	if (w->send_flags & SROCE_SEND_INLINE) {
 		memcpy(dst, (const u8 *)w->sge + off, len);
 		return 0;
 	}
-	for (i = 0; i < w->num_sge && len; i++) {
-		const struct sroce_sge_ref *s = &w->sge[i];
-		u32 n;
-
-		if (off >= s->length) {
-			off -= s->length;
-			continue;
-		}
-		n = min(len, s->length - off);
-		ret = sroce_mr_copy(s->mr, s->addr + off, dst, n,
-				    SROCE_MR_TO_BUF);
-		if (ret)
-			return ret;
-		dst += n;
-		len -= n;
-		off = 0;
-	}
-	return len ? -EFAULT : 0;
+	return sroce_sge_copy(w->sge, w->num_sge, off, dst, len,
+			      SROCE_MR_TO_BUF);
 }
 
 /* The message operation of a WQE that sends payload. */

@@ -76,7 +76,7 @@ static void sroce_resp_set_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 }
 
 /* Complete the receive WQE in use with @status, or with its data. */
-static void sroce_resp_complete(struct sroce_qp *qp, u8 status,
+static void sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 				enum ib_wc_opcode opcode, u32 byte_len,
 				const struct sroce_pkt *pkt,
 				const struct sroce_hdrs *h,
@@ -124,7 +124,7 @@ static void sroce_resp_end_write(struct sroce_qp *qp)
  * receive WQE in use (if any) with @status, and move the QP to ERROR.
  */
 static void sroce_resp_fail(struct sroce_qp *qp, enum sroce_nak_code code,
-			    u8 status, const struct sroce_pkt *pkt,
+			    enum ib_wc_status status, const struct sroce_pkt *pkt,
 			    struct sroce_nfy *nfy)
 {
 	if (!sroce_qp_is_rc(qp) && code != SROCE_NAK_REMOTE_OP) {
@@ -208,36 +208,36 @@ static int sroce_resp_rkey(struct sroce_qp *qp, int access, u32 rkey, u64 va,
 }
 
 /*
- * Take the receive WQE at the head of the ring: 1 when there is one, 0
- * when the ring is empty, or a negative status when it fails its checks
- * (it is then in use, to complete with that status).
+ * Take the receive WQE at the head of the ring, if there is one: false when
+ * the ring is empty.  A WQE taken is in use, to complete with *@status
+ * (IB_WC_SUCCESS, or the status of a check it failed).
  */
-static int sroce_resp_take_rwqe(struct sroce_qp *qp)
+static bool sroce_resp_take_rwqe(struct sroce_qp *qp,
+				 enum ib_wc_status *status)
 {
 	u32 prod = sroce_queue_load_producer(&qp->rq);
 
 	if (prod == qp->rq_cons || prod - qp->rq_cons > qp->rq.num_entries)
-		return 0;
+		return false;
 	qp->in_msg = true;
 	qp->recv_off = 0;
-	return sroce_rwqe_load(qp, qp->ibqp.pd,
-			       sroce_queue_slot(&qp->rq, qp->rq_cons),
-			       qp->cap.max_recv_sge, &qp->rwqe);
+	*status = sroce_rwqe_load(qp, qp->ibqp.pd,
+				  sroce_queue_slot(&qp->rq, qp->rq_cons),
+				  qp->cap.max_recv_sge, &qp->rwqe);
+	return true;
 }
 
 /* The same from the QP's SRQ, if it has one (srq.c). */
-static int sroce_resp_take_wqe(struct sroce_qp *qp, struct sroce_nfy *nfy)
+static bool sroce_resp_take_wqe(struct sroce_qp *qp, enum ib_wc_status *status,
+				struct sroce_nfy *nfy)
 {
-	int ret;
-
 	if (!qp->ibqp.srq)
-		return sroce_resp_take_rwqe(qp);
-	ret = sroce_srq_take(to_ssrq(qp->ibqp.srq), qp, &qp->rwqe, nfy);
-	if (ret) {
-		qp->in_msg = true;
-		qp->recv_off = 0;
-	}
-	return ret;
+		return sroce_resp_take_rwqe(qp, status);
+	if (!sroce_srq_take(to_ssrq(qp->ibqp.srq), qp, &qp->rwqe, status, nfy))
+		return false;
+	qp->in_msg = true;
+	qp->recv_off = 0;
+	return true;
 }
 
 /*
@@ -255,16 +255,15 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_stats __percpu *stats = qp->sdev->stats;
 	struct sroce_cqe cqe = { .opcode = IB_WC_RECV };
 	u8 grh[SROCE_GRH_LEN] = {};
+	enum ib_wc_status status;
 	struct sroce_hdrs h;
-	int ret;
 
 	sroce_pkt_hdrs(pkt, &h);
 	if (h.deth.qkey != qp->attr.qkey) {
 		sroce_stats_inc(stats, SROCE_CNT_QKEY_DROPS);
 		return;
 	}
-	ret = sroce_resp_take_rwqe(qp);
-	if (!ret) {
+	if (!sroce_resp_take_rwqe(qp, &status)) {
 		sroce_stats_inc(stats, SROCE_CNT_NO_RECV_DROPS);
 		return;
 	}
@@ -276,13 +275,13 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 		       sizeof(struct iphdr));
 		cqe.network_hdr_type = RDMA_NETWORK_IPV4;
 	}
-	if (ret < 0)
-		cqe.status = -ret;
+	if (status)
+		cqe.status = status;
 	else if (pkt->paylen > qp->rwqe.length ||
 		 qp->rwqe.length - pkt->paylen < SROCE_GRH_LEN)
 		cqe.status = IB_WC_LOC_LEN_ERR;
-	else if (sroce_sge_scatter_buf(qp->rwqe.sge, qp->rwqe.num_sge, 0, grh,
-				       SROCE_GRH_LEN) ||
+	else if (sroce_sge_copy(qp->rwqe.sge, qp->rwqe.num_sge, 0, grh,
+				SROCE_GRH_LEN, SROCE_MR_FROM_BUF) ||
 		 sroce_sge_scatter_skb(qp->rwqe.sge, qp->rwqe.num_sge,
 				       SROCE_GRH_LEN, skb,
 				       SROCE_UDP_HLEN + pkt->info->hdr_len,
@@ -353,39 +352,40 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 			    const struct sroce_pkt *pkt,
 			    struct sroce_nfy *nfy)
 {
+	enum ib_wc_status status = IB_WC_SUCCESS;
 	u32 flags = pkt->info->flags;
 	struct sroce_hdrs h;
-	int ret;
 
 	if (flags & SROCE_OPF_FIRST) {
-		ret = sroce_resp_take_wqe(qp, nfy);
-		if (!ret && !sroce_qp_is_rc(qp)) {
+		bool taken = sroce_resp_take_wqe(qp, &status, nfy);
+
+		if (!taken && !sroce_qp_is_rc(qp)) {
 			/* UC: the message is dropped (its rest too). */
 			sroce_stats_inc(qp->sdev->stats,
 					SROCE_CNT_NO_RECV_DROPS);
 			qp->epsn = sroce_psn_add(pkt->bth.psn, 1);
 			return;
 		}
-		if (!ret) {
+		if (!taken) {
 			sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RNR_NAK_SENT);
 			sroce_resp_set_ack(qp,
 					   sroce_aeth_syn_rnr(qp->attr.min_rnr_timer),
 					   pkt->bth.psn);
 			return;
 		}
-		if (ret < 0)
+		if (status)
 			goto err_local;
 	}
 	if (pkt->paylen > qp->rwqe.length ||
 	    qp->recv_off > qp->rwqe.length - pkt->paylen) {
-		ret = -IB_WC_LOC_LEN_ERR;
+		status = IB_WC_LOC_LEN_ERR;
 		goto err_local;
 	}
 	if (sroce_sge_scatter_skb(qp->rwqe.sge, qp->rwqe.num_sge,
 				  qp->recv_off, skb,
 				  SROCE_UDP_HLEN + pkt->info->hdr_len,
 				  pkt->paylen)) {
-		ret = -IB_WC_LOC_PROT_ERR;
+		status = IB_WC_LOC_PROT_ERR;
 		goto err_local;
 	}
 	qp->recv_off += pkt->paylen;
@@ -418,8 +418,8 @@ err_local:
 	 * The message cannot be placed: a length error is the requester's
 	 * (invalid request), a bad receive WQE is ours (operational error).
 	 */
-	sroce_resp_fail(qp, -ret == IB_WC_LOC_LEN_ERR ? SROCE_NAK_INVALID_REQ :
-			SROCE_NAK_REMOTE_OP, -ret, pkt, nfy);
+	sroce_resp_fail(qp, status == IB_WC_LOC_LEN_ERR ? SROCE_NAK_INVALID_REQ :
+			SROCE_NAK_REMOTE_OP, status, pkt, nfy);
 }
 
 /* Execute the expected RDMA WRITE packet; lock held. */
@@ -452,8 +452,9 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	    (qp->wr_off + pkt->paylen == qp->wr_len))
 		goto err_invalid;
 	if (flags & SROCE_OPF_IMM) {
-		ret = sroce_resp_take_wqe(qp, nfy);
-		if (!ret) {
+		enum ib_wc_status status;
+
+		if (!sroce_resp_take_wqe(qp, &status, nfy)) {
 			if (flags & SROCE_OPF_FIRST)
 				sroce_resp_end_write(qp);
 			sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RNR_NAK_SENT);
@@ -462,8 +463,9 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 					   pkt->bth.psn);
 			return;
 		}
-		if (ret < 0) {
-			sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, -ret, pkt, nfy);
+		if (status) {
+			sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, status, pkt,
+					nfy);
 			return;
 		}
 	}

@@ -244,37 +244,28 @@ int sroce_srq_post_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	return ret;
 }
 
-/*
- * Copy and validate the WQE in @slot into @r: the SGEs against the SRQ's
- * PD, for local write.  1, or a negative status with @r holding the
- * references taken so far (to complete with that status).
- */
-static int sroce_srq_load(struct sroce_srq *srq, struct sroce_qp *qp,
-			  const void *slot, struct sroce_rwqe *r)
-{
-	return sroce_rwqe_load(qp, srq->ibsrq.pd, slot, srq->max_sge, r);
-}
-
 /**
  * sroce_srq_take() - take the next receive WQE of an SRQ for a QP
  * @srq: the QP's SRQ
  * @qp: the QP whose responder needs a WQE, lock held
- * @r: filled in with the WQE's copy
+ * @r: filled in with the WQE's copy: its SGEs checked against the SRQ's
+ *	PD, for local write
+ * @status: set to IB_WC_SUCCESS, or to the status of a check the WQE
+ *	failed (@r then holds it, to complete with that status)
  * @nfy: collects the SRQ whose limit event is to be reported
  *
  * The WQE leaves the SRQ whether it is valid or not: it is the QP's to
  * complete from now on.
  *
- * Return: 1 with a WQE, 0 when the SRQ is empty (or its producer index
- * is nonsense), or a negative IB_WC status for a WQE that fails its
- * checks (@r holds it, to complete with that status).
+ * Return: true with a WQE, false when the SRQ is empty (or its producer
+ * index is nonsense).
  */
-int sroce_srq_take(struct sroce_srq *srq, struct sroce_qp *qp,
-		   struct sroce_rwqe *r, struct sroce_nfy *nfy)
+bool sroce_srq_take(struct sroce_srq *srq, struct sroce_qp *qp,
+		    struct sroce_rwqe *r, enum ib_wc_status *status,
+		    struct sroce_nfy *nfy)
 {
 	unsigned long flags;
 	u32 prod, count;
-	int ret;
 
 	lockdep_assert_held(&qp->lock);
 	spin_lock_irqsave(&srq->lock, flags);
@@ -282,10 +273,11 @@ int sroce_srq_take(struct sroce_srq *srq, struct sroce_qp *qp,
 	count = prod - srq->cons;
 	if (!count || count > srq->rq.num_entries) {
 		spin_unlock_irqrestore(&srq->lock, flags);
-		return 0;
+		return false;
 	}
-	ret = sroce_srq_load(srq, qp, sroce_queue_slot(&srq->rq, srq->cons),
-			     r);
+	*status = sroce_rwqe_load(qp, srq->ibsrq.pd,
+				  sroce_queue_slot(&srq->rq, srq->cons),
+				  srq->max_sge, r);
 	/* Copied: the slot is free for the producer again (the uapi). */
 	sroce_queue_store_consumer(&srq->rq, ++srq->cons);
 	if (srq->limit && count - 1 < srq->limit) {
@@ -293,7 +285,7 @@ int sroce_srq_take(struct sroce_srq *srq, struct sroce_qp *qp,
 		nfy->srq_limit = srq;
 	}
 	spin_unlock_irqrestore(&srq->lock, flags);
-	return ret;
+	return true;
 }
 
 /**

@@ -63,8 +63,9 @@ int sroce_srq_post_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
 
 /* For the responder of a QP created with an SRQ. */
-int sroce_srq_take(struct sroce_srq *srq, struct sroce_qp *qp,
-		   struct sroce_rwqe *r, struct sroce_nfy *nfy);
+bool sroce_srq_take(struct sroce_srq *srq, struct sroce_qp *qp,
+		    struct sroce_rwqe *r, enum ib_wc_status *status,
+		    struct sroce_nfy *nfy);
 void sroce_srq_limit_event(struct sroce_srq *srq);
 void sroce_srq_last_wqe_event(struct sroce_qp *qp);
 

@@ -29,6 +29,60 @@ void sroce_sge_put(struct sroce_sge_ref *sge, u32 n)
 }
 
 /**
+ * sroce_sge_load() - copy and check the SGEs of a WQE from a ring slot
+ * @qp: the QP whose WQE it is (named in debug messages)
+ * @pd: the PD their regions must belong to
+ * @usge: the SGEs in the slot, each read once (user space may change them)
+ * @num_sge: how many; @sge has room for them
+ * @access: 0 (the engine reads the regions) or IB_ACCESS_LOCAL_WRITE
+ * @max_len: the most bytes they may describe together
+ * @sge: filled in; an entry of non-zero length holds a region reference
+ * @loaded: set to the entries of @sge filled in, also on failure (their
+ *	references are the caller's to drop)
+ * @total: set to the sum of their lengths
+ *
+ * Return: IB_WC_SUCCESS, IB_WC_LOC_LEN_ERR (beyond @max_len) or
+ * IB_WC_LOC_PROT_ERR (an lkey that does not grant the access).
+ */
+enum ib_wc_status sroce_sge_load(struct sroce_qp *qp, struct ib_pd *pd,
+				 const struct sroce_sge *usge, u32 num_sge,
+				 int access, u64 max_len,
+				 struct sroce_sge_ref *sge, u32 *loaded,
+				 u64 *total)
+{
+	u32 i;
+
+	*loaded = 0;
+	*total = 0;
+	for (i = 0; i < num_sge; i++) {
+		struct sroce_sge u;
+		struct sroce_mr *mr;
+
+		memcpy(&u, &usge[i], sizeof(u));
+		*total += u.length;
+		if (*total > max_len)
+			return IB_WC_LOC_LEN_ERR;
+		sge[i].addr = u.addr;
+		sge[i].length = u.length;
+		sge[i].mr = NULL;
+		*loaded = i + 1;
+		if (!u.length)
+			continue;
+		mr = sroce_mr_lookup_local(qp->sdev, u.lkey, pd, access, u.addr,
+					   u.length);
+		if (IS_ERR(mr)) {
+			ibdev_dbg(qp->ibqp.device,
+				  "QP %u: SGE %u lkey %#x %#llx+%u: %ld\n",
+				  qp->ibqp.qp_num, i, u.lkey, u.addr, u.length,
+				  PTR_ERR(mr));
+			return IB_WC_LOC_PROT_ERR;
+		}
+		sge[i].mr = mr;
+	}
+	return IB_WC_SUCCESS;
+}
+
+/**
  * sroce_rwqe_load() - copy and check a receive WQE from a ring slot
  * @qp: the QP that will receive into it (named in debug messages)
  * @pd: the PD its SGEs must belong to (the QP's, or its SRQ's)
@@ -36,64 +90,46 @@ void sroce_sge_put(struct sroce_sge_ref *sge, u32 n)
  * @max_sge: the most SGEs the ring's entries hold
  * @r: filled in; its SGEs hold region references
  *
- * Return: 1, or a negative status (-IB_WC_LOC_LEN_ERR, -IB_WC_LOC_PROT_ERR)
- * with @r holding the references taken so far, to complete with it.
+ * Return: IB_WC_SUCCESS, or the status to complete @r with
+ * (IB_WC_LOC_LEN_ERR, IB_WC_LOC_PROT_ERR); @r then holds the references
+ * taken so far.
  */
-int sroce_rwqe_load(struct sroce_qp *qp, struct ib_pd *pd, const void *slot,
-		    u32 max_sge, struct sroce_rwqe *r)
+enum ib_wc_status sroce_rwqe_load(struct sroce_qp *qp, struct ib_pd *pd,
+				  const void *slot, u32 max_sge,
+				  struct sroce_rwqe *r)
 {
-	const struct sroce_sge *usge = slot + sizeof(struct sroce_recv_wqe);
 	struct sroce_recv_wqe u;
-	u64 total = 0;
-	u32 i;
+	enum ib_wc_status status;
+	u64 total;
 
 	memcpy(&u, slot, sizeof(u));
 	r->wr_id = u.wr_id;
 	r->num_sge = 0;
 	r->length = 0;
 	if (u.num_sge > max_sge)
-		return -IB_WC_LOC_LEN_ERR;
-	for (i = 0; i < u.num_sge; i++) {
-		struct sroce_sge sge;
-		struct sroce_mr *mr;
-
-		memcpy(&sge, &usge[i], sizeof(sge));
-		r->sge[i].addr = sge.addr;
-		r->sge[i].length = sge.length;
-		r->sge[i].mr = NULL;
-		r->num_sge = i + 1;
-		total += sge.length;
-		if (!sge.length)
-			continue;
-		mr = sroce_mr_lookup_local(qp->sdev, sge.lkey, pd,
-					   IB_ACCESS_LOCAL_WRITE, sge.addr,
-					   sge.length);
-		if (IS_ERR(mr)) {
-			ibdev_dbg(qp->ibqp.device,
-				  "QP %u: receive SGE %u lkey %#x %#llx+%u: %ld\n",
-				  qp->ibqp.qp_num, i, sge.lkey, sge.addr,
-				  sge.length, PTR_ERR(mr));
-			return -IB_WC_LOC_PROT_ERR;
-		}
-		r->sge[i].mr = mr;
-	}
+		return IB_WC_LOC_LEN_ERR;
+	status = sroce_sge_load(qp, pd, slot + sizeof(u), u.num_sge,
+				IB_ACCESS_LOCAL_WRITE, U64_MAX, r->sge,
+				&r->num_sge, &total);
 	r->length = min_t(u64, total, U32_MAX);
-	return 1;
+	return status;
 }
 
 /**
- * sroce_sge_scatter_buf() - write bytes into validated SGEs
- * @sge: the scatter list (regions checked for local write)
+ * sroce_sge_copy() - copy between a buffer and the bytes validated SGEs
+ *	describe
+ * @sge: the SGE list (regions checked for the direction's access)
  * @num_sge: its entries
  * @off: offset in the message the list describes
- * @buf: the bytes
- * @len: how many; [@off, @off + @len) inside the list's total length
+ * @buf: the buffer
+ * @len: bytes; [@off, @off + @len) inside the list's total length
+ * @dir: SROCE_MR_FROM_BUF writes the regions, SROCE_MR_TO_BUF reads them
  *
  * Return: 0, or sroce_mr_copy()'s error; -EFAULT if the list is shorter
  * than @off + @len.
  */
-int sroce_sge_scatter_buf(const struct sroce_sge_ref *sge, u32 num_sge,
-			  u32 off, const void *buf, u32 len)
+int sroce_sge_copy(const struct sroce_sge_ref *sge, u32 num_sge, u32 off,
+		   void *buf, u32 len, enum sroce_mr_copy_dir dir)
 {
 	u32 i;
 	int ret;
@@ -107,8 +143,7 @@ int sroce_sge_scatter_buf(const struct sroce_sge_ref *sge, u32 num_sge,
 			continue;
 		}
 		n = min(len, s->length - off);
-		ret = sroce_mr_copy(s->mr, s->addr + off, (void *)buf, n,
-				    SROCE_MR_FROM_BUF);
+		ret = sroce_mr_copy(s->mr, s->addr + off, buf, n, dir);
 		if (ret)
 			return ret;
 		buf += n;

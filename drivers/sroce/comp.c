@@ -38,11 +38,11 @@ void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy)
 {
 	struct sroce_cq *cq = sroce_qp_send_cq(qp);
 
-	while (qp->sq_retire != qp->sq_cur) {
-		struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_retire);
+	while (qp->comp.sq_retire != qp->req.sq_cur) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
 
 		if (w->state != SROCE_SWQE_SENT ||
-		    !sroce_psn_before(w->last_psn, qp->psn_una))
+		    !sroce_psn_before(w->last_psn, qp->comp.psn_una))
 			break;
 		struct sroce_cqe cqe = {
 			.wr_id = w->wr_id,
@@ -55,73 +55,10 @@ void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy)
 
 		sroce_req_release_swqe(w);
 		/* The slot is free before its completion shows (the uapi). */
-		sroce_queue_store_consumer(&qp->sq, ++qp->sq_retire);
+		sroce_queue_store_consumer(&qp->sq, ++qp->comp.sq_retire);
 		if (signaled)
 			sroce_qp_complete(qp, cq, &cqe, false, nfy);
 	}
-}
-
-/*
- * The retransmission timeout: a few round trips, at least 16 ms (a TCG
- * guest stalls for several ms at times: a shorter one resends for nothing);
- * twice that before a round trip was measured.
- */
-#define SROCE_RTO_MIN_US	16000
-#define SROCE_RTO_INIT_US	(2 * SROCE_RTO_MIN_US)
-
-/*
- * When the timer should fire next: at the local ACK timeout, or earlier
- * after a retransmission timeout (from the measured round trip, doubled
- * with each probe) to send the oldest packet again without spending a
- * retry (sroce_comp_timer()).
- */
-static unsigned long sroce_comp_expiry(const struct sroce_qp *qp)
-{
-	unsigned long at;
-	u64 rto_us;
-
-	if (qp->probes > 8)
-		return qp->ack_deadline;
-	rto_us = qp->srtt_us ? max_t(u64, 4ULL * qp->srtt_us, SROCE_RTO_MIN_US) :
-		 SROCE_RTO_INIT_US;
-	/* A loaded host's round trip must not push the first probe out. */
-	rto_us = min_t(u64, rto_us,
-		       div_u64(sroce_ack_timeout_ns(qp->attr.timeout), 2000));
-	rto_us <<= qp->probes;
-	at = jiffies + usecs_to_jiffies(min_t(u64, rto_us, U32_MAX));
-	return time_before(at, qp->ack_deadline) ? at : qp->ack_deadline;
-}
-
-/**
- * sroce_comp_arm_timer() - start the local ACK timeout if it is not running
- * @qp: the QP, lock held
- *
- * Runs while PSNs sent are unacknowledged and the QP's timeout is not 0
- * (infinite); stopped otherwise.  The local ACK timeout counts from its
- * start or the last progress (sroce_comp_ack_upto() stops the timer).
- */
-void sroce_comp_arm_timer(struct sroce_qp *qp)
-{
-	u64 ns = sroce_ack_timeout_ns(qp->attr.timeout);
-	unsigned long at;
-
-	lockdep_assert_held(&qp->lock);
-	if (qp->rnr_wait)
-		return;
-	if (!ns || qp->psn_una == qp->psn_max) {
-		del_timer(&qp->retrans_timer);
-		return;
-	}
-	if (timer_pending(&qp->retrans_timer))
-		return;
-	qp->ack_deadline = jiffies + max_t(unsigned long,
-					   nsecs_to_jiffies(ns), 1);
-	qp->probes = 0;
-	at = sroce_comp_expiry(qp);
-	/* A go-back put off (sroce_comp_goback()) is due before. */
-	if (qp->goback_owed && time_before(qp->owed_at, at))
-		at = qp->owed_at;
-	mod_timer(&qp->retrans_timer, at);
 }
 
 /*
@@ -132,29 +69,29 @@ static void sroce_comp_rewind(struct sroce_qp *qp, u32 psn)
 {
 	u32 i;
 
-	if (!sroce_psn_in_range(psn, qp->psn_una,
-				sroce_psn_outstanding(qp->psn_next,
-						      qp->psn_una)))
+	if (!sroce_psn_in_range(psn, qp->comp.psn_una,
+				sroce_psn_outstanding(qp->req.psn_next,
+						      qp->comp.psn_una)))
 		return;
 
-	for (i = qp->sq_retire; i != qp->sq_head; i++) {
+	for (i = qp->comp.sq_retire; i != qp->req.sq_head; i++) {
 		struct sroce_swqe *w = sroce_swqe_at(qp, i);
 		u32 npkts;
 
 		if (w->state == SROCE_SWQE_ERROR)
 			break;
-		if (i == qp->sq_cur && !qp->cur_off)
+		if (i == qp->req.sq_cur && !qp->req.cur_off)
 			break;	/* not started: nothing of it was sent */
 		if (sroce_req_is_local(w->opcode))
 			continue;	/* no packets; executed once */
 		npkts = sroce_psn_outstanding(w->last_psn, w->first_psn) + 1;
 		if (!sroce_psn_in_range(psn, w->first_psn, npkts))
 			continue;
-		qp->cur_off = sroce_psn_outstanding(psn, w->first_psn) *
+		qp->req.cur_off = sroce_psn_outstanding(psn, w->first_psn) *
 			      qp->pmtu;
-		qp->sq_cur = i;
-		qp->psn_next = psn;
-		for (; i != qp->sq_head; i++) {
+		qp->req.sq_cur = i;
+		qp->req.psn_next = psn;
+		for (; i != qp->req.sq_head; i++) {
 			w = sroce_swqe_at(qp, i);
 			if (w->state == SROCE_SWQE_SENT &&
 			    !sroce_req_is_local(w->opcode))
@@ -164,12 +101,17 @@ static void sroce_comp_rewind(struct sroce_qp *qp, u32 psn)
 	}
 }
 
-/* Fail the oldest WQE with @status and move the QP to ERROR; lock held. */
-static void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
-			    struct sroce_nfy *nfy)
+/**
+ * sroce_comp_fail() - fail the oldest WQE and move the QP to ERROR
+ * @qp: the QP, lock held
+ * @status: the oldest WQE's completion status
+ * @nfy: collects CQs to signal
+ */
+void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
+		     struct sroce_nfy *nfy)
 {
-	if (qp->sq_retire != qp->sq_head) {
-		struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_retire);
+	if (qp->comp.sq_retire != qp->req.sq_head) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
 		struct sroce_cqe cqe = {
 			.wr_id = w->wr_id,
 			.status = status,
@@ -177,12 +119,12 @@ static void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
 		};
 
 		sroce_req_release_swqe(w);
-		sroce_queue_store_consumer(&qp->sq, ++qp->sq_retire);
-		if (qp->sq_cur < qp->sq_retire)
-			qp->sq_cur = qp->sq_retire;
+		sroce_queue_store_consumer(&qp->sq, ++qp->comp.sq_retire);
+		if (qp->req.sq_cur < qp->comp.sq_retire)
+			qp->req.sq_cur = qp->comp.sq_retire;
 		sroce_qp_complete(qp, sroce_qp_send_cq(qp), &cqe, false, nfy);
 	}
-	del_timer(&qp->retrans_timer);
+	sroce_timers_stop(qp);
 	sroce_qp_error(qp, nfy);
 }
 
@@ -208,7 +150,7 @@ static u32 sroce_comp_clamp(struct sroce_qp *qp, u32 acked, u32 *implied)
 {
 	u32 i;
 
-	for (i = qp->sq_retire; i != qp->sq_head; i++) {
+	for (i = qp->comp.sq_retire; i != qp->req.sq_head; i++) {
 		const struct sroce_swqe *w = sroce_swqe_at(qp, i);
 		u32 next;
 
@@ -216,8 +158,9 @@ static u32 sroce_comp_clamp(struct sroce_qp *qp, u32 acked, u32 *implied)
 			break;
 		if (sroce_req_is_rd(w->opcode)) {
 			/* Its next response: where the ACK must stop. */
-			next = sroce_psn_before(w->first_psn, qp->psn_una) ?
-			       qp->psn_una : w->first_psn;
+			next = w->first_psn;
+			if (sroce_psn_before(next, qp->comp.psn_una))
+				next = qp->comp.psn_una;
 			if (sroce_psn_before(acked, next))
 				break;
 			*implied = next;
@@ -236,7 +179,7 @@ static u32 sroce_comp_clamp(struct sroce_qp *qp, u32 acked, u32 *implied)
  */
 static u32 sroce_comp_unacked(const struct sroce_qp *qp)
 {
-	return sroce_psn_outstanding(qp->psn_max, qp->psn_una);
+	return sroce_psn_outstanding(qp->req.psn_max, qp->comp.psn_una);
 }
 
 /*
@@ -247,29 +190,44 @@ static void sroce_comp_forward(struct sroce_qp *qp)
 {
 	u32 i;
 
-	if (!sroce_psn_before(qp->psn_next, qp->psn_una))
+	if (!sroce_psn_before(qp->req.psn_next, qp->comp.psn_una))
 		return;
-	for (i = qp->sq_cur; i != qp->sq_head; i++) {
+	for (i = qp->req.sq_cur; i != qp->req.sq_head; i++) {
 		struct sroce_swqe *w = sroce_swqe_at(qp, i);
 
 		if (!w->numbered || w->state == SROCE_SWQE_ERROR)
 			break;
 		if (sroce_req_is_local(w->opcode))
 			continue;
-		if (sroce_psn_before(w->last_psn, qp->psn_una)) {
+		if (sroce_psn_before(w->last_psn, qp->comp.psn_una)) {
 			w->state = SROCE_SWQE_SENT;
 			continue;
 		}
 		/* psn_una lies in it: a READ asks for the rest only. */
-		qp->sq_cur = i;
-		qp->cur_off = sroce_psn_outstanding(qp->psn_una, w->first_psn) *
-			      qp->pmtu;
-		qp->psn_next = qp->psn_una;
+		qp->req.sq_cur = i;
+		qp->req.cur_off =
+			sroce_psn_outstanding(qp->comp.psn_una, w->first_psn) *
+			qp->pmtu;
+		qp->req.psn_next = qp->comp.psn_una;
 		return;
 	}
-	qp->sq_cur = i;
-	qp->cur_off = 0;
-	qp->psn_next = qp->psn_una;
+	qp->req.sq_cur = i;
+	qp->req.cur_off = 0;
+	qp->req.psn_next = qp->comp.psn_una;
+}
+
+/**
+ * sroce_comp_reset() - the completer back to its state after creation
+ * @qp: the QP going to RESET, lock held; its requester reset before
+ */
+void sroce_comp_reset(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->comp.sq_retire = 0;
+	qp->comp.goback_ns = 0;
+	qp->comp.rd_seen = 0;
+	qp->comp.cwnd = SROCE_REQ_WINDOW;
+	qp->comp.cwnd_acked = 0;
 }
 
 /**
@@ -278,8 +236,9 @@ static void sroce_comp_forward(struct sroce_qp *qp)
  */
 void sroce_comp_loss(struct sroce_qp *qp)
 {
-	qp->cwnd = max_t(u32, qp->cwnd - qp->cwnd / 4, SROCE_REQ_WINDOW_MIN);
-	qp->cwnd_acked = 0;
+	qp->comp.cwnd = max_t(u32, qp->comp.cwnd - qp->comp.cwnd / 4,
+			      SROCE_REQ_WINDOW_MIN);
+	qp->comp.cwnd_acked = 0;
 }
 
 /*
@@ -291,47 +250,48 @@ void sroce_comp_loss(struct sroce_qp *qp)
 
 static u64 sroce_comp_guard_ns(const struct sroce_qp *qp)
 {
-	u64 ns = (u64)(qp->srtt_us ?: SROCE_GOBACK_GUARD_INIT_US) * 1000;
+	u64 ns = (u64)(qp->timers.srtt_us ?: SROCE_GOBACK_GUARD_INIT_US) * 1000;
 	u64 ack_ns = sroce_ack_timeout_ns(qp->attr.timeout);
 
 	return ack_ns ? min(ns, ack_ns / 4) : ns;
 }
 
-/*
- * Go back to @psn (psn_una) for retransmission; lock held.  Without
- * @force (a sequence NAK or a response beyond a missing one) nothing
- * happens within a round trip of the last go-back: the requester sent
- * everything from psn_una again then, and a NAK or response arriving
+/**
+ * sroce_comp_goback() - go back to @psn for retransmission
+ * @qp: the QP, lock held
+ * @psn: where to go back to (psn_una, or a READ response lost)
+ * @force: go back whenever the last go-back was (the timers)
+ *
+ * Without @force (a sequence NAK or a response beyond a missing one)
+ * nothing happens within a round trip of the last go-back: the requester
+ * sent everything from psn_una again then, and a NAK or response arriving
  * meanwhile was caused by packets from before it (a reordering wire makes
  * one per reordered packet).  Going back for each would resend the window
- * over and over.  Returns true when the requester went back.
+ * over and over: the go-back is owed instead (timers.c).
+ *
+ * Return: true when the requester went back.
  */
-static bool sroce_comp_goback(struct sroce_qp *qp, u32 psn, bool force)
+bool sroce_comp_goback(struct sroce_qp *qp, u32 psn, bool force)
 {
 	u64 now = ktime_get_ns(), guard = sroce_comp_guard_ns(qp);
-	unsigned long at;
 
-	if (!force && qp->goback_ns && now - qp->goback_ns < guard) {
-		if (!qp->goback_owed || sroce_psn_before(qp->gap_psn, psn))
-			qp->gap_psn = psn;
+	if (!force && qp->comp.goback_ns && now - qp->comp.goback_ns < guard) {
+		if (!qp->timers.goback_owed ||
+		    sroce_psn_before(qp->timers.gap_psn, psn))
+			qp->timers.gap_psn = psn;
 		/*
-		 * Owed once the round trip is over (sroce_comp_timer()): the
-		 * packets this one says missing may not come again before.
+		 * Owed once the round trip is over (timers.c): the packets
+		 * this one says missing may not come again before.
 		 */
-		qp->goback_owed = true;
-		at = jiffies + nsecs_to_jiffies(qp->goback_ns + guard - now) + 1;
-		qp->owed_at = at;
-		if (!qp->rnr_wait && (!timer_pending(&qp->retrans_timer) ||
-				      time_before(at, qp->retrans_timer.expires)))
-			mod_timer(&qp->retrans_timer, at);
+		sroce_timers_goback_owed(qp, jiffies +
+					 nsecs_to_jiffies(qp->comp.goback_ns +
+							  guard - now) + 1);
 		return false;
 	}
-	qp->goback_ns = now;
-	qp->goback_owed = false;
+	qp->comp.goback_ns = now;
+	qp->timers.goback_owed = false;
 	sroce_comp_loss(qp);
-	/* Karn: no round-trip sample from a packet sent again. */
-	if (qp->rtt_timing && !sroce_psn_before(qp->rtt_psn, psn))
-		qp->rtt_timing = false;
+	sroce_timers_rtt_forget(qp, psn);
 	sroce_comp_rewind(qp, psn);
 	return true;
 }
@@ -345,28 +305,30 @@ static bool sroce_comp_goback(struct sroce_qp *qp, u32 psn, bool force)
  */
 static bool sroce_comp_gap(struct sroce_qp *qp, u32 psn)
 {
-	if (!qp->goback_owed)
+	if (!qp->timers.goback_owed)
 		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_IMPLIED_NAKS);
-	if (!qp->goback_owed || sroce_psn_before(qp->gap_psn, psn))
-		qp->gap_psn = psn;
-	if (qp->goback_owed)
+	if (!qp->timers.goback_owed ||
+	    sroce_psn_before(qp->timers.gap_psn, psn))
+		qp->timers.gap_psn = psn;
+	if (qp->timers.goback_owed)
 		return false;
-	if (!qp->goback_ns ||
-	    ktime_get_ns() - qp->goback_ns >= sroce_comp_guard_ns(qp))
-		qp->goback_ns = ktime_get_ns();	/* the guard starts now */
-	return sroce_comp_goback(qp, qp->psn_una, false);
+	if (!qp->comp.goback_ns ||
+	    ktime_get_ns() - qp->comp.goback_ns >= sroce_comp_guard_ns(qp))
+		qp->comp.goback_ns = ktime_get_ns(); /* the guard starts now */
+	return sroce_comp_goback(qp, qp->comp.psn_una, false);
 }
 
 /* @n more PSNs acknowledged: one more PSN of window per window's worth. */
 static void sroce_comp_cwnd_grow(struct sroce_qp *qp, u32 n)
 {
-	qp->cwnd_acked += n;
-	while (qp->cwnd < SROCE_REQ_WINDOW && qp->cwnd_acked >= qp->cwnd) {
-		qp->cwnd_acked -= qp->cwnd;
-		qp->cwnd++;
+	qp->comp.cwnd_acked += n;
+	while (qp->comp.cwnd < SROCE_REQ_WINDOW &&
+	       qp->comp.cwnd_acked >= qp->comp.cwnd) {
+		qp->comp.cwnd_acked -= qp->comp.cwnd;
+		qp->comp.cwnd++;
 	}
-	if (qp->cwnd == SROCE_REQ_WINDOW)
-		qp->cwnd_acked = 0;
+	if (qp->comp.cwnd == SROCE_REQ_WINDOW)
+		qp->comp.cwnd_acked = 0;
 }
 
 /* Acknowledge every PSN up to @acked, if it is outstanding; lock held. */
@@ -375,27 +337,24 @@ static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 acked, bool rnr,
 {
 	u32 n;
 
-	if (!sroce_psn_in_range(acked, qp->psn_una, sroce_comp_unacked(qp)))
+	if (!sroce_psn_in_range(acked, qp->comp.psn_una,
+				sroce_comp_unacked(qp)))
 		return;
-	sroce_comp_cwnd_grow(qp, sroce_psn_outstanding(acked, qp->psn_una) + 1);
-	if (qp->rtt_timing && !sroce_psn_before(acked, qp->rtt_psn)) {
-		u32 us = div_u64(ktime_get_ns() - qp->rtt_start, 1000);
-
-		qp->srtt_us = qp->srtt_us ? (7 * qp->srtt_us + us) / 8 : us;
-		qp->rtt_timing = false;
-	}
+	n = sroce_psn_outstanding(acked, qp->comp.psn_una) + 1;
+	sroce_comp_cwnd_grow(qp, n);
+	sroce_timers_rtt_sample(qp, acked);
 	/* Progress: the timeouts count from here (the caller rearms). */
-	del_timer(&qp->retrans_timer);
-	n = sroce_psn_outstanding(acked, qp->psn_una) + 1;
+	sroce_timers_progress(qp);
+	n = sroce_psn_outstanding(acked, qp->comp.psn_una) + 1;
 	if (n >= SROCE_RD_SEEN)
-		qp->rd_seen = 0;
-	for (; qp->rd_seen && n; n--)
-		qp->rd_seen &= ~BIT_ULL((acked - n + 1) % SROCE_RD_SEEN);
-	qp->psn_una = sroce_psn_add(acked, 1);
+		qp->comp.rd_seen = 0;
+	for (; qp->comp.rd_seen && n; n--)
+		qp->comp.rd_seen &= ~BIT_ULL((acked - n + 1) % SROCE_RD_SEEN);
+	qp->comp.psn_una = sroce_psn_add(acked, 1);
 	sroce_comp_forward(qp);
-	qp->retry = qp->attr.retry_cnt;
+	qp->comp.retry = qp->attr.retry_cnt;
 	if (!rnr)
-		qp->rnr_retry_left = qp->attr.rnr_retry;
+		qp->comp.rnr_retry_left = qp->attr.rnr_retry;
 	sroce_comp_retire(qp, nfy);
 }
 
@@ -411,7 +370,8 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	/* A NAK acknowledges what precedes its PSN. */
 	if (sroce_aeth_type(syndrome) != SROCE_AETH_ACK)
 		acked = sroce_psn_add(psn, SROCE_PSN_MASK);	/* psn - 1 */
-	if (sroce_psn_in_range(acked, qp->psn_una, sroce_comp_unacked(qp))) {
+	if (sroce_psn_in_range(acked, qp->comp.psn_una,
+			       sroce_comp_unacked(qp))) {
 		u32 upto = sroce_comp_clamp(qp, acked, &implied);
 
 		gap = upto != acked;
@@ -420,7 +380,7 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	}
 	if (gap) {
 		/* READ responses or an atomic reply lost: ask again. */
-		sroce_comp_arm_timer(qp);
+		sroce_timers_arm_ack_timeout(qp);
 		if (!sroce_comp_goback(qp, implied, false))
 			return false;
 		sroce_stats_inc(stats, SROCE_CNT_IMPLIED_NAKS);
@@ -436,34 +396,30 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	 */
 	if ((sroce_aeth_type(syndrome) == SROCE_AETH_RNR_NAK ||
 	     (sroce_aeth_type(syndrome) == SROCE_AETH_NAK &&
-	      value == SROCE_NAK_PSN_SEQ)) && psn != qp->psn_una)
+	      value == SROCE_NAK_PSN_SEQ)) && psn != qp->comp.psn_una)
 		return false;
 
 	switch (sroce_aeth_type(syndrome)) {
 	case SROCE_AETH_ACK:
-		sroce_comp_arm_timer(qp);
+		sroce_timers_arm_ack_timeout(qp);
 		return true;
 	case SROCE_AETH_RNR_NAK:
 		sroce_stats_inc(stats, SROCE_CNT_RNR_NAK_RCVD);
 		if (qp->attr.rnr_retry != 7) {
-			if (!qp->rnr_retry_left) {
+			if (!qp->comp.rnr_retry_left) {
 				sroce_comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR,
 						nfy);
 				return false;
 			}
-			qp->rnr_retry_left--;
+			qp->comp.rnr_retry_left--;
 		}
 		sroce_comp_rewind(qp, psn);
-		qp->rnr_wait = true;
-		mod_timer(&qp->retrans_timer,
-			  jiffies + max_t(unsigned long,
-					  usecs_to_jiffies(sroce_rnr_timer_usec(value)),
-					  1));
+		sroce_timers_rnr_wait(qp, sroce_rnr_timer_usec(value));
 		return false;
 	case SROCE_AETH_NAK:
 		if (value == SROCE_NAK_PSN_SEQ) {
 			sroce_stats_inc(stats, SROCE_CNT_SEQ_NAK_RCVD);
-			sroce_comp_arm_timer(qp);
+			sroce_timers_arm_ack_timeout(qp);
 			return sroce_comp_goback(qp, psn, false);
 		}
 		ibdev_dbg(qp->ibqp.device, "QP %u: NAK %u for PSN %#x\n",
@@ -493,10 +449,10 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	bool gap = false, early;
 	int ret;
 
-	if (!sroce_psn_in_range(psn, qp->psn_una, sroce_comp_unacked(qp)))
+	if (!sroce_psn_in_range(psn, qp->comp.psn_una, sroce_comp_unacked(qp)))
 		return false;	/* a duplicate, or beyond what was asked */
 	/* The READ or atomic the response belongs to (asked for at least once). */
-	for (i = qp->sq_retire; i != qp->sq_head; i++) {
+	for (i = qp->comp.sq_retire; i != qp->req.sq_head; i++) {
 		struct sroce_swqe *c = sroce_swqe_at(qp, i);
 
 		if (!c->numbered || c->state == SROCE_SWQE_ERROR)
@@ -517,7 +473,7 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	 * acknowledge the requests before it, up to a READ or atomic before
 	 * it still missing responses (those were lost).
 	 */
-	if (sroce_psn_before(qp->psn_una, w->first_psn)) {
+	if (sroce_psn_before(qp->comp.psn_una, w->first_psn)) {
 		before = sroce_psn_add(w->first_psn, SROCE_PSN_MASK);
 		upto = sroce_comp_clamp(qp, before, &implied);
 		gap = upto != before;
@@ -530,15 +486,16 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	 * no READ again.  Anything missing before it is asked for again if it
 	 * has not come within a round trip (sroce_comp_gap()).
 	 */
-	early = !gap && psn != qp->psn_una;
-	if (gap || (early && (w->opcode != IB_UVERBS_WR_RDMA_READ ||
-			      sroce_psn_before(qp->psn_una, w->first_psn) ||
-			      sroce_psn_outstanding(psn, qp->psn_una) >=
-			      SROCE_RD_SEEN))) {
-		sroce_comp_arm_timer(qp);
+	early = !gap && psn != qp->comp.psn_una;
+	if (gap ||
+	    (early &&
+	     (w->opcode != IB_UVERBS_WR_RDMA_READ ||
+	      sroce_psn_before(qp->comp.psn_una, w->first_psn) ||
+	      sroce_psn_outstanding(psn, qp->comp.psn_una) >= SROCE_RD_SEEN))) {
+		sroce_timers_arm_ack_timeout(qp);
 		return sroce_comp_gap(qp, psn);
 	}
-	if (early && (qp->rd_seen & BIT_ULL(psn % SROCE_RD_SEEN)))
+	if (early && (qp->comp.rd_seen & BIT_ULL(psn % SROCE_RD_SEEN)))
 		return false;	/* placed already */
 
 	if (flags & SROCE_OPF_ATOMIC) {
@@ -566,17 +523,18 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		return false;
 	}
 	if (early) {
-		qp->rd_seen |= BIT_ULL(psn % SROCE_RD_SEEN);
-		sroce_comp_arm_timer(qp);
+		qp->comp.rd_seen |= BIT_ULL(psn % SROCE_RD_SEEN);
+		sroce_timers_arm_ack_timeout(qp);
 		sroce_comp_gap(qp, psn);
 		return false;
 	}
 	/* The responses placed early that follow it are acknowledged too. */
 	while (psn != w->last_psn &&
-	       (qp->rd_seen & BIT_ULL(sroce_psn_add(psn, 1) % SROCE_RD_SEEN)))
+	       (qp->comp.rd_seen &
+		BIT_ULL(sroce_psn_add(psn, 1) % SROCE_RD_SEEN)))
 		psn = sroce_psn_add(psn, 1);
 	sroce_comp_ack_upto(qp, psn, false, nfy);
-	sroce_comp_arm_timer(qp);
+	sroce_timers_arm_ack_timeout(qp);
 	/* A READ or atomic retired: one waiting for it may go. */
 	return psn == w->last_psn;
 
@@ -613,71 +571,6 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
 
-	sroce_qp_notify(&nfy);
-	if (kick)
-		sroce_req_kick(qp);
-}
-
-/**
- * sroce_comp_timer() - the local ACK timeout, or the end of an RNR wait
- * @t: struct sroce_qp.retrans_timer
- */
-void sroce_comp_timer(struct timer_list *t)
-{
-	struct sroce_qp *qp = from_timer(qp, t, retrans_timer);
-	struct sroce_nfy nfy = {};
-	unsigned long flags;
-	bool kick = false;
-
-	spin_lock_irqsave(&qp->lock, flags);
-	if (qp->destroyed || qp->state != IB_QPS_RTS)
-		goto out_unlock;
-	if (qp->rnr_wait) {
-		qp->rnr_wait = false;
-		kick = true;
-		goto out_unlock;
-	}
-	if (qp->psn_una == qp->psn_max) {
-		qp->goback_owed = false;
-		goto out_unlock;
-	}
-	if (qp->goback_owed && sroce_psn_before(qp->gap_psn, qp->psn_una)) {
-		/* What was missing came: no go-back owed. */
-		qp->goback_owed = false;
-		mod_timer(&qp->retrans_timer, sroce_comp_expiry(qp));
-		goto out_unlock;
-	}
-	if (qp->goback_owed && !sroce_psn_before(qp->gap_psn, qp->psn_una) &&
-	    time_before(jiffies, qp->ack_deadline)) {
-		/* A go-back put off by sroce_comp_goback(). */
-		sroce_comp_goback(qp, qp->psn_una, true);
-		mod_timer(&qp->retrans_timer, sroce_comp_expiry(qp));
-		kick = true;
-		goto out_unlock;
-	}
-	if (time_before(jiffies, qp->ack_deadline)) {
-		/*
-		 * Nothing heard for a few round trips: the last packets or
-		 * their NAK were lost.  Send again from the oldest without
-		 * waiting for the local ACK timeout, which goes on running.
-		 */
-		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RTO_PROBES);
-		qp->probes++;
-		sroce_comp_goback(qp, qp->psn_una, true);
-		mod_timer(&qp->retrans_timer, sroce_comp_expiry(qp));
-		kick = true;
-		goto out_unlock;
-	}
-	sroce_stats_inc(qp->sdev->stats, SROCE_CNT_TIMEOUTS);
-	if (!qp->retry) {
-		sroce_comp_fail(qp, IB_WC_RETRY_EXC_ERR, &nfy);
-		goto out_unlock;
-	}
-	qp->retry--;
-	sroce_comp_goback(qp, qp->psn_una, true);
-	kick = true;
-out_unlock:
-	spin_unlock_irqrestore(&qp->lock, flags);
 	sroce_qp_notify(&nfy);
 	if (kick)
 		sroce_req_kick(qp);

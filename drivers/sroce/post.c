@@ -104,7 +104,7 @@ static int sroce_qp_write_swqe(struct sroce_qp *qp,
 	if (!sroce_qp_wr_opcode(wr->opcode, &opcode))
 		return -EOPNOTSUPP;
 	if (wr->send_flags & IB_SEND_INLINE)
-		return -EINVAL;	/* kernel users pass addresses, not data */
+		return -EINVAL; /* kernel users pass addresses, not data */
 	memset(w, 0, sizeof(*w));
 	w->wr_id = wr->wr_id;
 	w->opcode = opcode;
@@ -192,7 +192,7 @@ int sroce_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	prod = *qp->sq.producer;
 	for (; wr; wr = wr->next, prod++) {
-		if (prod - qp->sq_retire >= qp->sq.num_entries) {
+		if (prod - qp->comp.sq_retire >= qp->sq.num_entries) {
 			ret = -ENOMEM;
 			break;
 		}
@@ -236,7 +236,8 @@ int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		ret = -EINVAL;
 		goto out_unlock;
 	}
-	ret = sroce_rwqe_post(&qp->rq, qp->rq_cons, qp->cap.max_recv_sge, &wr);
+	ret = sroce_rwqe_post(&qp->rq, qp->resp.rq_cons, qp->cap.max_recv_sge,
+			      &wr);
 	if (qp->state == IB_QPS_ERR)
 		sroce_resp_flush(qp, &nfy);
 out_unlock:

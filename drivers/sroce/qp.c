@@ -6,15 +6,16 @@
  *
  * A QP's send and receive queues are rings (queue.c) shared with user space
  * for a user QP; a kernel user's post_send/post_recv (post.c) writes the
- * very same WQE format into them (include/uapi/rdma/sroce-abi.h).  The transport
- * engine consumes them: the requester (req.c) turns send WQEs into packets,
- * the completer (comp.c) turns ACKs into completions, the responder
- * (resp.c) turns request packets into received data and ACKs.
+ * very same WQE format into them (include/uapi/rdma/sroce-abi.h).  The
+ * transport engine consumes them: the requester (req.c) turns send WQEs
+ * into packets, the completer (comp.c) turns ACKs into completions, the
+ * responder (resp.c) turns request packets into received data and ACKs;
+ * timers.c holds the requester's timers.
  *
  * Lifetime.  The receive path finds a QP by number in the device's xarray
  * under RCU and takes a reference (sroce_qp_get()).  destroy_qp removes it
  * from the xarray, waits for a grace period and for every reference to go,
- * stops the timer and the work, then flushes and frees what the engine
+ * stops the timers and the work, then flushes and frees what the engine
  * held.  The core frees the object itself after destroy_qp returns.
  */
 #include <linux/log2.h>
@@ -225,11 +226,11 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.qp_state = IB_QPS_RESET;
 	qp->attr.path_mtu = IB_MTU_1024;
 	qp->pmtu = 1024;
-	qp->cwnd = SROCE_REQ_WINDOW;
+	qp->comp.cwnd = SROCE_REQ_WINDOW;
 	spin_lock_init(&qp->lock);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
-	timer_setup(&qp->retrans_timer, sroce_comp_timer, 0);
+	sroce_timers_init(qp);
 	INIT_WORK(&qp->req_work, sroce_req_work);
 	INIT_WORK(&qp->resp_work, sroce_resp_work);
 	INIT_LIST_HEAD(&qp->mcast);
@@ -364,7 +365,7 @@ void sroce_qp_error(struct sroce_qp *qp, struct sroce_nfy *nfy)
 		nfy->last_wqe = qp;
 	qp->state = IB_QPS_ERR;
 	qp->attr.qp_state = IB_QPS_ERR;
-	qp->rnr_wait = false;
+	qp->timers.rnr_wait = false;
 	/* Posts in ERROR ring the doorbell, and the requester flushes them. */
 	WRITE_ONCE(*qp->sq.notify, SROCE_SQ_NOTIFY_DOORBELL);
 	sroce_req_flush(qp, nfy);
@@ -374,27 +375,12 @@ void sroce_qp_error(struct sroce_qp *qp, struct sroce_nfy *nfy)
 /* Back to RESET: every index to zero, nothing held. */
 static void sroce_qp_reset(struct sroce_qp *qp)
 {
-	u32 i;
-
 	lockdep_assert_held(&qp->lock);
-	for (i = qp->sq_retire; i != qp->sq_head; i++)
-		sroce_req_release_swqe(sroce_swqe_at(qp, i));
+	/* The requester first: it drops the WQEs not retired. */
+	sroce_req_reset(qp);
+	sroce_comp_reset(qp);
+	sroce_timers_reset(qp);
 	sroce_resp_reset(qp);
-	qp->sq_head = 0;
-	qp->sq_cur = 0;
-	qp->sq_retire = 0;
-	qp->cur_off = 0;
-	qp->rq_cons = 0;
-	qp->rnr_wait = false;
-	qp->goback_ns = 0;
-	qp->goback_owed = false;
-	qp->rd_seen = 0;
-	qp->cwnd = SROCE_REQ_WINDOW;
-	qp->cwnd_acked = 0;
-	qp->ackreq_gap = 0;
-	qp->probes = 0;
-	qp->srtt_us = 0;
-	qp->rtt_timing = false;
 	/* The rings: user space resets its own copies too (the uapi). */
 	WRITE_ONCE(*qp->sq.producer, 0);
 	WRITE_ONCE(*qp->sq.consumer, 0);
@@ -513,11 +499,11 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		a->timeout = attr->timeout;
 	if (mask & IB_QP_RETRY_CNT) {
 		a->retry_cnt = attr->retry_cnt;
-		qp->retry = attr->retry_cnt;
+		qp->comp.retry = attr->retry_cnt;
 	}
 	if (mask & IB_QP_RNR_RETRY) {
 		a->rnr_retry = attr->rnr_retry;
-		qp->rnr_retry_left = attr->rnr_retry;
+		qp->comp.rnr_retry_left = attr->rnr_retry;
 	}
 	if (mask & IB_QP_MIN_RNR_TIMER)
 		a->min_rnr_timer = attr->min_rnr_timer;
@@ -527,13 +513,13 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_RQ_PSN) {
 		a->rq_psn = attr->rq_psn;
-		qp->epsn = attr->rq_psn;
+		qp->resp.epsn = attr->rq_psn;
 	}
 	if (mask & IB_QP_SQ_PSN) {
 		a->sq_psn = attr->sq_psn;
-		qp->psn_next = attr->sq_psn;
-		qp->psn_una = attr->sq_psn;
-		qp->psn_max = attr->sq_psn;
+		qp->req.psn_next = attr->sq_psn;
+		qp->comp.psn_una = attr->sq_psn;
+		qp->req.psn_max = attr->sq_psn;
 	}
 	if (mask & IB_QP_DEST_QPN)
 		a->dest_qp_num = attr->dest_qp_num;
@@ -678,7 +664,7 @@ int sroce_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	synchronize_rcu();
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);
-	del_timer_sync(&qp->retrans_timer);
+	sroce_timers_shutdown(qp);
 	cancel_work_sync(&qp->req_work);
 	cancel_work_sync(&qp->resp_work);
 	/* A requester run in progress (a kernel post) is the caller's bug. */

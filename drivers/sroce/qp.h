@@ -18,6 +18,7 @@
 #include "ah.h"
 #include "proto/opcode.h"
 #include "queue.h"
+#include "timers.h"
 
 struct sroce_dev;
 struct sroce_cq;
@@ -221,6 +222,89 @@ enum sroce_qp_flag {
 };
 
 /**
+ * struct sroce_req - the requester's state (req.c), under the QP lock
+ * @sq_head: index of the next WQE to fetch from the SQ ring
+ * @sq_cur: index of the WQE the requester sends next
+ * @cur_off: payload bytes of WQE @sq_cur already sent
+ * @psn_next: PSN of the next packet the requester sends
+ * @psn_max: the PSN after the highest one ever sent (tells resends apart)
+ * @ackreq_gap: packets sent since the last one asking for an ACK
+ */
+struct sroce_req {
+	u32 sq_head;
+	u32 sq_cur;
+	u32 cur_off;
+	u32 psn_next;
+	u32 psn_max;
+	u32 ackreq_gap;
+};
+
+/**
+ * struct sroce_comp - the completer's state (comp.c), under the QP lock
+ * @sq_retire: index of the oldest WQE not retired (the SQ's consumer)
+ * @psn_una: oldest PSN not acknowledged
+ * @rd_seen: READ responses placed ahead of @psn_una, a bit per PSN
+ *	modulo SROCE_RD_SEEN (those within SROCE_RD_SEEN after it)
+ * @cwnd: the congestion window, in PSNs (SROCE_REQ_WINDOW_MIN to
+ *	SROCE_REQ_WINDOW)
+ * @cwnd_acked: PSNs acknowledged since @cwnd last grew
+ * @goback_ns: when the requester last went back to @psn_una (ktime ns, 0
+ *	before): a NAK or out-of-order response within a round trip of it
+ *	does not make another go-back (sroce_comp_goback())
+ * @retry: retries left of the current packet (retry_cnt after progress)
+ * @rnr_retry_left: RNR retries left (7: infinite)
+ */
+struct sroce_comp {
+	u32 sq_retire;
+	u32 psn_una;
+	u64 rd_seen;
+	u32 cwnd;
+	u32 cwnd_acked;
+	u64 goback_ns;
+	u8 retry;
+	u8 rnr_retry_left;
+};
+
+/**
+ * struct sroce_resp - the responder's state (resp.c), under the QP lock
+ * @rq_cons: index of the receive WQE in use or next (the RQ's consumer)
+ * @rwqe: the receive WQE in use while @in_msg
+ * @in_msg: the responder is inside a SEND message
+ * @recv_off: bytes of the current message written to @rwqe
+ * @in_write: the responder is inside an RDMA WRITE message
+ * @wr_mr: the region the current RDMA WRITE writes (NULL if zero-length)
+ * @wr_va: its address from the RETH
+ * @wr_len: its length from the RETH
+ * @wr_off: bytes of it written so far
+ * @epsn: the expected PSN
+ * @msn: the message sequence number
+ * @nak_sent: a sequence NAK for @epsn was sent (one per gap)
+ * @res: the responder resources, a ring by free-running index
+ * @res_head: index of the next resource to fill
+ * @res_tail: index of the oldest resource whose responses are not all
+ *	sent (@res_head when all are)
+ * @ack: the ACK or NAK to send once the responses before it are out
+ */
+struct sroce_resp {
+	u32 rq_cons;
+	struct sroce_rwqe rwqe;
+	bool in_msg;
+	u32 recv_off;
+	bool in_write;
+	struct sroce_mr *wr_mr;
+	u64 wr_va;
+	u32 wr_len;
+	u32 wr_off;
+	u32 epsn;
+	u32 msn;
+	bool nak_sent;
+	struct sroce_res res[SROCE_RES_RING];
+	u32 res_head;
+	u32 res_tail;
+	struct sroce_resp_ack ack;
+};
+
+/**
  * struct sroce_qp - a queue pair
  * @ibqp: the core QP; must stay first
  * @sdev: the device
@@ -240,58 +324,13 @@ enum sroce_qp_flag {
  *	SRQ (ibqp.srq), whose responder takes WQEs from the SRQ (srq.c)
  * @swqe: the kernel's copies of fetched send WQEs, by slot (sroce_swqe_at())
  * @swqe_size: bytes per entry of @swqe
- * @sq_head: index of the next WQE to fetch from @sq
- * @sq_cur: index of the WQE the requester sends next
- * @sq_retire: index of the oldest WQE not retired (@sq's consumer)
- * @cur_off: payload bytes of WQE @sq_cur already sent
- * @psn_next: PSN of the next packet the requester sends
- * @psn_una: oldest PSN not acknowledged
- * @psn_max: the PSN after the highest one ever sent (tells resends apart)
- * @goback_ns: when the requester last went back to @psn_una (ktime ns, 0
- *	before): a NAK or out-of-order response within a round trip of it
- *	does not make another go-back (sroce_comp_goback())
- * @goback_owed: one was put off so: the timer makes it when the round
- *	trip is over, unless @psn_una passed @gap_psn meanwhile
- * @owed_at: when it is due (jiffies)
- * @gap_psn: the highest PSN seen beyond a gap while @goback_owed
- * @rd_seen: READ responses placed ahead of @psn_una, a bit per PSN
- *	modulo SROCE_RD_SEEN (those within SROCE_RD_SEEN after it)
- * @cwnd: the congestion window, in PSNs (SROCE_REQ_WINDOW_MIN to
- *	SROCE_REQ_WINDOW)
- * @cwnd_acked: PSNs acknowledged since @cwnd last grew
- * @ackreq_gap: packets sent since the last one asking for an ACK
- * @ack_deadline: when the local ACK timeout expires (jiffies): set when
- *	the timer starts and at each progress
- * @probes: retransmissions since the last progress that the retransmission
- *	timeout (below the local ACK timeout) made; each doubles it
- * @srtt_us: smoothed round-trip time of an ACK request, 0 before a sample
- * @rtt_psn: the PSN whose ACK is being timed, while @rtt_timing
- * @rtt_start: when it was sent (ns)
- * @rtt_timing: a round trip is being timed
- * @rq_cons: index of the receive WQE in use or next (@rq's consumer)
- * @rwqe: the receive WQE in use while @in_msg
- * @in_msg: the responder is inside a SEND message
- * @recv_off: bytes of the current message written to @rwqe
- * @in_write: the responder is inside an RDMA WRITE message
- * @wr_mr: the region the current RDMA WRITE writes (NULL if zero-length)
- * @wr_va: its address from the RETH
- * @wr_len: its length from the RETH
- * @wr_off: bytes of it written so far
- * @epsn: the responder's expected PSN
- * @msn: the responder's message sequence number
- * @nak_sent: a sequence NAK for @epsn was sent (one per gap)
- * @res: the responder resources, a ring by free-running index
- * @res_head: index of the next resource to fill
- * @res_tail: index of the oldest resource whose responses are not all
- *	sent (@res_head when all are)
- * @ack: the ACK or NAK to send once the responses before it are out
- * @resp_work: sends the rest of long READ responses in process context
- * @retry: retries left of the current packet (@retry_cnt after progress)
- * @rnr_retry_left: RNR retries left (7: infinite)
- * @retrans_timer: the local ACK timeout; also waits out an RNR NAK
- * @rnr_wait: the timer waits out an RNR NAK, not an ACK timeout
+ * @req: the requester's state
+ * @comp: the completer's state
+ * @timers: the requester's timers (timers.c)
  * @req_work: runs the requester in process context (from timers and
  *	kernel posts made with interrupts off)
+ * @resp: the responder's state
+ * @resp_work: sends the rest of long READ responses in process context
  * @attr: the attributes modify_qp set (state, PSNs, path, limits...), as
  *	query_qp reports them
  * @av: the path (set with IB_QP_AV): GIDs, traffic class, hop limit
@@ -317,51 +356,12 @@ struct sroce_qp {
 	void *swqe;
 	size_t swqe_size;
 
-	/* requester and completer */
-	u32 sq_head;
-	u32 sq_cur;
-	u32 sq_retire;
-	u32 cur_off;
-	u32 psn_next;
-	u32 psn_una;
-	u32 psn_max;
-	u64 goback_ns;
-	bool goback_owed;
-	unsigned long owed_at;
-	u32 gap_psn;
-	u64 rd_seen;
-	u32 cwnd;
-	u32 cwnd_acked;
-	u32 ackreq_gap;
-	unsigned long ack_deadline;
-	u8 probes;
-	u32 srtt_us;
-	u32 rtt_psn;
-	u64 rtt_start;
-	bool rtt_timing;
-	u8 retry;
-	u8 rnr_retry_left;
-	bool rnr_wait;
-	struct timer_list retrans_timer;
+	struct sroce_req req;
+	struct sroce_comp comp;
+	struct sroce_timers timers;
 	struct work_struct req_work;
 
-	/* responder */
-	u32 rq_cons;
-	struct sroce_rwqe rwqe;
-	bool in_msg;
-	u32 recv_off;
-	bool in_write;
-	struct sroce_mr *wr_mr;
-	u64 wr_va;
-	u32 wr_len;
-	u32 wr_off;
-	u32 epsn;
-	u32 msn;
-	bool nak_sent;
-	struct sroce_res res[SROCE_RES_RING];
-	u32 res_head;
-	u32 res_tail;
-	struct sroce_resp_ack ack;
+	struct sroce_resp resp;
 	struct work_struct resp_work;
 
 	struct ib_qp_attr attr;
@@ -481,6 +481,7 @@ void sroce_resp_work(struct work_struct *work);
 
 /* req.c */
 bool sroce_req_run(struct sroce_qp *qp);
+void sroce_req_reset(struct sroce_qp *qp);
 void sroce_req_release_swqe(struct sroce_swqe *w);
 void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
 enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode);
@@ -489,11 +490,13 @@ bool sroce_req_is_local(u32 opcode);
 
 /* comp.c */
 void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy);
+void sroce_comp_reset(struct sroce_qp *qp);
 void sroce_comp_loss(struct sroce_qp *qp);
 void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		    const struct sroce_pkt *pkt);
-void sroce_comp_timer(struct timer_list *t);
-void sroce_comp_arm_timer(struct sroce_qp *qp);
+bool sroce_comp_goback(struct sroce_qp *qp, u32 psn, bool force);
+void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
+		     struct sroce_nfy *nfy);
 
 /* resp.c */
 void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,

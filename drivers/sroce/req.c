@@ -133,8 +133,8 @@ static enum ib_wc_status sroce_req_fetch_ud(struct sroce_qp *qp,
  */
 static bool sroce_req_fetch(struct sroce_qp *qp)
 {
-	struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_head);
-	const void *slot = sroce_queue_slot(&qp->sq, qp->sq_head);
+	struct sroce_swqe *w = sroce_swqe_at(qp, qp->req.sq_head);
+	const void *slot = sroce_queue_slot(&qp->sq, qp->req.sq_head);
 	enum ib_wc_status status = IB_WC_SUCCESS;
 	struct sroce_send_wqe u;
 	u64 total;
@@ -143,10 +143,10 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 	lockdep_assert_held(&qp->lock);
 	/* Acquire: the WQE was written before the index. */
 	prod = sroce_queue_load_producer(&qp->sq);
-	if (prod == qp->sq_head)
+	if (prod == qp->req.sq_head)
 		return false;
 	/* A producer more than a ring ahead is garbage: nothing posted. */
-	if (prod - qp->sq_retire > qp->sq.num_entries)
+	if (prod - qp->comp.sq_retire > qp->sq.num_entries)
 		return false;
 
 	/* User space may change the slot under us: read it once. */
@@ -249,7 +249,7 @@ out:
 		w->state = SROCE_SWQE_ERROR;
 		w->status = status;
 	}
-	qp->sq_head++;
+	qp->req.sq_head++;
 	return true;
 }
 
@@ -297,7 +297,7 @@ static int sroce_req_seg(struct sroce_qp *qp, const struct sroce_swqe *w,
 		memset(seg, 0, sizeof(*seg));
 		seg->opcode = SROCE_OP_RC_READ_REQUEST;
 		seg->last = 1;
-		*npsn = sroce_seg_npkts(w->length - qp->cur_off, qp->pmtu);
+		*npsn = sroce_seg_npkts(w->length - qp->req.cur_off, qp->pmtu);
 		return 0;
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
@@ -314,7 +314,7 @@ static int sroce_req_seg(struct sroce_qp *qp, const struct sroce_swqe *w,
 					    seg);
 		return sroce_seg_at(sroce_qp_transport(qp),
 				    sroce_req_msg_op(w->opcode), w->length,
-				    qp->pmtu, qp->cur_off, seg);
+				    qp->pmtu, qp->req.cur_off, seg);
 	}
 }
 
@@ -331,10 +331,10 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 
 	if (sroce_req_seg(qp, w, &seg, &npsn))
 		return -EINVAL;
-	if (!qp->cur_off) {
-		w->first_psn = qp->psn_next;
-		w->last_psn = sroce_qp_is_ud(qp) ? qp->psn_next :
-			      sroce_psn_add(qp->psn_next,
+	if (!qp->req.cur_off) {
+		w->first_psn = qp->req.psn_next;
+		w->last_psn = sroce_qp_is_ud(qp) ? qp->req.psn_next :
+			      sroce_psn_add(qp->req.psn_next,
 					    sroce_seg_npkts(w->length,
 							    qp->pmtu) - 1);
 		w->numbered = true;
@@ -344,7 +344,7 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	skb = sroce_net_alloc_skb(qp, hdr_len, seg.paylen, &hdr);
 	if (!skb)
 		return -ENOMEM;
-	if (sroce_req_copy_payload(w, qp->cur_off, hdr + hdr_len,
+	if (sroce_req_copy_payload(w, qp->req.cur_off, hdr + hdr_len,
 				   seg.paylen)) {
 		kfree_skb(skb);
 		return -EFAULT;
@@ -354,7 +354,7 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	h.bth.pad = seg.pad;
 	h.bth.pkey = SROCE_DEFAULT_PKEY;
 	h.bth.dqpn = qp->attr.dest_qp_num;
-	h.bth.psn = qp->psn_next;
+	h.bth.psn = qp->req.psn_next;
 	if (seg.last && (w->send_flags & SROCE_SEND_SOLICITED))
 		h.bth.flags |= SROCE_BTHF_SE;
 	if (sroce_qp_is_ud(qp)) {
@@ -366,28 +366,25 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	} else if (sroce_qp_is_rc(qp) &&
 		   (info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) &&
 		   (seg.last ||
-		    ++qp->ackreq_gap >= min_t(u32, SROCE_REQ_ACK_EVERY,
-					      qp->cwnd / 2))) {
+		    ++qp->req.ackreq_gap >= min_t(u32, SROCE_REQ_ACK_EVERY,
+					      qp->comp.cwnd / 2))) {
 		/*
 		 * READ and atomic requests are answered by their responses;
 		 * others ask for an ACK with the last packet of a message and
 		 * often enough that the window never waits for one.
 		 */
 		h.bth.flags |= SROCE_BTHF_ACKREQ;
-		qp->ackreq_gap = 0;
+		qp->req.ackreq_gap = 0;
 		/* Time the round trip of a first transmission (Karn). */
-		if (!qp->rtt_timing && qp->psn_next == qp->psn_max) {
-			qp->rtt_timing = true;
-			qp->rtt_psn = qp->psn_next;
-			qp->rtt_start = ktime_get_ns();
-		}
+		if (qp->req.psn_next == qp->req.psn_max)
+			sroce_timers_rtt_start(qp, qp->req.psn_next);
 	}
 	h.imm = be32_to_cpu((__force __be32)w->imm);
 	h.ieth_rkey = w->imm;	/* SEND_WITH_INV: the key, host order */
 	/* The RETH of a WRITE's first packet, of a (resumed) READ. */
-	h.reth.va = w->remote_addr + qp->cur_off;
+	h.reth.va = w->remote_addr + qp->req.cur_off;
 	h.reth.rkey = w->rkey;
-	h.reth.len = w->length - qp->cur_off;
+	h.reth.len = w->length - qp->req.cur_off;
 	h.atmeth.va = w->remote_addr;
 	h.atmeth.rkey = w->rkey;
 	h.atmeth.swap_add = w->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
@@ -396,17 +393,17 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	sroce_hdrs_build(hdr, hdr_len, &h);
 	__skb_queue_tail(list, skb);
 
-	if (sroce_psn_before(qp->psn_next, qp->psn_max))
+	if (sroce_psn_before(qp->req.psn_next, qp->req.psn_max))
 		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RETRANSMITS);
-	qp->psn_next = sroce_psn_add(qp->psn_next, npsn);
-	if (sroce_psn_before(qp->psn_max, qp->psn_next))
-		qp->psn_max = qp->psn_next;
+	qp->req.psn_next = sroce_psn_add(qp->req.psn_next, npsn);
+	if (sroce_psn_before(qp->req.psn_max, qp->req.psn_next))
+		qp->req.psn_max = qp->req.psn_next;
 	if (seg.last) {
 		w->state = SROCE_SWQE_SENT;
-		qp->sq_cur++;
-		qp->cur_off = 0;
+		qp->req.sq_cur++;
+		qp->req.cur_off = 0;
 	} else {
-		qp->cur_off += seg.paylen;
+		qp->req.cur_off += seg.paylen;
 	}
 	return 0;
 }
@@ -422,9 +419,9 @@ static bool sroce_req_rd_blocked(struct sroce_qp *qp,
 	bool rd = sroce_req_is_rd(w->opcode);
 	u32 i, n = 0;
 
-	if (qp->cur_off || (!rd && !(w->send_flags & SROCE_SEND_FENCE)))
+	if (qp->req.cur_off || (!rd && !(w->send_flags & SROCE_SEND_FENCE)))
 		return false;
-	for (i = qp->sq_retire; i != qp->sq_cur; i++)
+	for (i = qp->comp.sq_retire; i != qp->req.sq_cur; i++)
 		n += sroce_req_is_rd(sroce_swqe_at(qp, i)->opcode);
 	if (n && (w->send_flags & SROCE_SEND_FENCE))
 		return true;
@@ -463,11 +460,11 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w,
 			    IB_WC_MW_BIND_ERR : IB_WC_LOC_QP_OP_ERR;
 		return;	/* sroce_req_build() completes it in its turn */
 	}
-	w->first_psn = qp->psn_next;
-	w->last_psn = sroce_psn_add(qp->psn_next, SROCE_PSN_MASK);
+	w->first_psn = qp->req.psn_next;
+	w->last_psn = sroce_psn_add(qp->req.psn_next, SROCE_PSN_MASK);
 	w->numbered = true;
 	w->state = SROCE_SWQE_SENT;
-	qp->sq_cur++;
+	qp->req.sq_cur++;
 	sroce_comp_retire(qp, nfy);
 }
 
@@ -478,7 +475,7 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w,
 static void sroce_req_fail_head(struct sroce_qp *qp,
 				struct sroce_nfy *nfy)
 {
-	struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_retire);
+	struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
 	struct sroce_cqe cqe = {
 		.wr_id = w->wr_id,
 		.status = w->status,
@@ -486,9 +483,9 @@ static void sroce_req_fail_head(struct sroce_qp *qp,
 	};
 
 	sroce_req_release_swqe(w);
-	sroce_queue_store_consumer(&qp->sq, ++qp->sq_retire);
-	if (qp->sq_cur < qp->sq_retire)
-		qp->sq_cur = qp->sq_retire;
+	sroce_queue_store_consumer(&qp->sq, ++qp->comp.sq_retire);
+	if (qp->req.sq_cur < qp->comp.sq_retire)
+		qp->req.sq_cur = qp->comp.sq_retire;
 	sroce_qp_complete(qp, sroce_qp_send_cq(qp), &cqe, false, nfy);
 	sroce_qp_error(qp, nfy);
 }
@@ -510,11 +507,11 @@ static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
 		sroce_req_flush(qp, nfy);
 		return 0;
 	}
-	if (qp->state != IB_QPS_RTS || qp->rnr_wait)
+	if (qp->state != IB_QPS_RTS || qp->timers.rnr_wait)
 		return 0;
 
 	while (n < SROCE_REQ_BATCH) {
-		if (qp->sq_cur == qp->sq_head) {
+		if (qp->req.sq_cur == qp->req.sq_head) {
 			if (!sroce_req_fetch(qp)) {
 				/* Idle; then look once more (see the top). */
 				WRITE_ONCE(*qp->sq.notify,
@@ -525,13 +522,13 @@ static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
 				 */
 				smp_mb();
 				if (sroce_queue_load_producer(&qp->sq) ==
-				    qp->sq_head)
+				    qp->req.sq_head)
 					break;
 				continue;
 			}
 			WRITE_ONCE(*qp->sq.notify, 0);
 		}
-		w = sroce_swqe_at(qp, qp->sq_cur);
+		w = sroce_swqe_at(qp, qp->req.sq_cur);
 		if (w->state == SROCE_SWQE_PENDING &&
 		    sroce_req_is_local(w->opcode) &&
 		    !sroce_req_rd_blocked(qp, w)) {
@@ -539,17 +536,17 @@ static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
 			continue;
 		}
 		if (w->state == SROCE_SWQE_SENT) {
-			qp->sq_cur++;	/* executed before a go-back */
+			qp->req.sq_cur++;	/* executed before a go-back */
 			continue;
 		}
 		if (w->state == SROCE_SWQE_ERROR) {
 			/* Its turn comes when everything before it is done. */
-			if (qp->sq_cur == qp->sq_retire)
+			if (qp->req.sq_cur == qp->comp.sq_retire)
 				sroce_req_fail_head(qp, nfy);
 			break;
 		}
-		if (!sroce_psn_window_open(qp->psn_next, qp->psn_una,
-					   qp->cwnd) ||
+		if (!sroce_psn_window_open(qp->req.psn_next, qp->comp.psn_una,
+					   qp->comp.cwnd) ||
 		    sroce_req_rd_blocked(qp, w))
 			break;
 		if (sroce_req_build_one(qp, w, list))
@@ -557,12 +554,12 @@ static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
 		n++;
 		if (!sroce_qp_is_rc(qp)) {
 			/* Sent is done: nothing acknowledges UD or UC. */
-			qp->psn_una = qp->psn_next;
+			qp->comp.psn_una = qp->req.psn_next;
 			sroce_comp_retire(qp, nfy);
 		}
 	}
 	if (n)
-		sroce_comp_arm_timer(qp);
+		sroce_timers_arm_ack_timeout(qp);
 	return n;
 }
 
@@ -597,6 +594,26 @@ bool sroce_req_run(struct sroce_qp *qp)
 }
 
 /**
+ * sroce_req_reset() - the requester back to its state after creation
+ * @qp: the QP going to RESET, lock held
+ *
+ * Drops the WQEs fetched and not retired; the send PSN is set again by
+ * modify_qp before the QP sends.
+ */
+void sroce_req_reset(struct sroce_qp *qp)
+{
+	u32 i;
+
+	lockdep_assert_held(&qp->lock);
+	for (i = qp->comp.sq_retire; i != qp->req.sq_head; i++)
+		sroce_req_release_swqe(sroce_swqe_at(qp, i));
+	qp->req.sq_head = 0;
+	qp->req.sq_cur = 0;
+	qp->req.cur_off = 0;
+	qp->req.ackreq_gap = 0;
+}
+
+/**
  * sroce_req_flush() - complete every send WQE with IB_WC_WR_FLUSH_ERR
  * @qp: a QP in ERROR, lock held
  * @nfy: collects CQs to signal
@@ -610,30 +627,30 @@ void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 	u32 prod;
 
 	lockdep_assert_held(&qp->lock);
-	while (qp->sq_retire != qp->sq_head) {
-		struct sroce_swqe *w = sroce_swqe_at(qp, qp->sq_retire);
+	while (qp->comp.sq_retire != qp->req.sq_head) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
 
 		cqe.wr_id = w->wr_id;
 		cqe.opcode = sroce_req_wc_opcode(w->opcode);
 		sroce_req_release_swqe(w);
-		sroce_queue_store_consumer(&qp->sq, ++qp->sq_retire);
+		sroce_queue_store_consumer(&qp->sq, ++qp->comp.sq_retire);
 		sroce_qp_complete(qp, cq, &cqe, false, nfy);
 	}
 	prod = sroce_queue_load_producer(&qp->sq);
-	if (prod - qp->sq_head > qp->sq.num_entries)
-		prod = qp->sq_head;	/* garbage: nothing was posted */
-	while (qp->sq_head != prod) {
+	if (prod - qp->req.sq_head > qp->sq.num_entries)
+		prod = qp->req.sq_head;	/* garbage: nothing was posted */
+	while (qp->req.sq_head != prod) {
 		const struct sroce_send_wqe *u =
-			sroce_queue_slot(&qp->sq, qp->sq_head);
+			sroce_queue_slot(&qp->sq, qp->req.sq_head);
 
 		cqe.wr_id = READ_ONCE(u->wr_id);
 		cqe.opcode = sroce_req_wc_opcode(READ_ONCE(u->opcode));
-		qp->sq_head++;
-		sroce_queue_store_consumer(&qp->sq, qp->sq_head);
+		qp->req.sq_head++;
+		sroce_queue_store_consumer(&qp->sq, qp->req.sq_head);
 		sroce_qp_complete(qp, cq, &cqe, false, nfy);
 	}
-	qp->sq_retire = qp->sq_head;
-	qp->sq_cur = qp->sq_head;
-	qp->cur_off = 0;
-	qp->psn_una = qp->psn_next;
+	qp->comp.sq_retire = qp->req.sq_head;
+	qp->req.sq_cur = qp->req.sq_head;
+	qp->req.cur_off = 0;
+	qp->comp.psn_una = qp->req.psn_next;
 }

@@ -69,10 +69,17 @@ static void sroce_resp_set_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 {
 	if (!sroce_qp_is_rc(qp))
 		return;
-	qp->ack.send = true;
-	qp->ack.syndrome = syndrome;
-	qp->ack.psn = psn;
-	qp->ack.msn = qp->msn;
+	qp->resp.ack.send = true;
+	qp->resp.ack.syndrome = syndrome;
+	qp->resp.ack.psn = psn;
+	qp->resp.ack.msn = qp->resp.msn;
+}
+
+/* No receive WQE for the request at @psn: ask for it again later. */
+static void sroce_resp_rnr_nak(struct sroce_qp *qp, u32 psn)
+{
+	sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RNR_NAK_SENT);
+	sroce_resp_set_ack(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer), psn);
 }
 
 /* Complete the receive WQE in use with @status, or with its data. */
@@ -83,7 +90,7 @@ static void sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 				struct sroce_nfy *nfy)
 {
 	struct sroce_cqe cqe = {
-		.wr_id = qp->rwqe.wr_id,
+		.wr_id = qp->resp.rwqe.wr_id,
 		.status = status,
 		.opcode = opcode,
 		.byte_len = byte_len,
@@ -100,23 +107,23 @@ static void sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 	}
 	if (!status)
 		solicited = pkt->bth.flags & SROCE_BTHF_SE;
-	sroce_sge_put(qp->rwqe.sge, qp->rwqe.num_sge);
-	qp->rwqe.num_sge = 0;
-	qp->in_msg = false;
-	qp->recv_off = 0;
+	sroce_sge_put(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge);
+	qp->resp.rwqe.num_sge = 0;
+	qp->resp.in_msg = false;
+	qp->resp.recv_off = 0;
 	/* The slot is free before its completion shows (the uapi). */
 	if (!qp->ibqp.srq)
-		sroce_queue_store_consumer(&qp->rq, ++qp->rq_cons);
+		sroce_queue_store_consumer(&qp->rq, ++qp->resp.rq_cons);
 	sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe, solicited, nfy);
 }
 
 /* End the RDMA WRITE in progress, if any. */
 static void sroce_resp_end_write(struct sroce_qp *qp)
 {
-	if (qp->wr_mr)
-		sroce_mr_put(qp->wr_mr);
-	qp->wr_mr = NULL;
-	qp->in_write = false;
+	if (qp->resp.wr_mr)
+		sroce_mr_put(qp->resp.wr_mr);
+	qp->resp.wr_mr = NULL;
+	qp->resp.in_write = false;
 }
 
 /*
@@ -124,8 +131,8 @@ static void sroce_resp_end_write(struct sroce_qp *qp)
  * receive WQE in use (if any) with @status, and move the QP to ERROR.
  */
 static void sroce_resp_fail(struct sroce_qp *qp, enum sroce_nak_code code,
-			    enum ib_wc_status status, const struct sroce_pkt *pkt,
-			    struct sroce_nfy *nfy)
+			    enum ib_wc_status status,
+			    const struct sroce_pkt *pkt, struct sroce_nfy *nfy)
 {
 	if (!sroce_qp_is_rc(qp) && code != SROCE_NAK_REMOTE_OP) {
 		/*
@@ -135,17 +142,17 @@ static void sroce_resp_fail(struct sroce_qp *qp, enum sroce_nak_code code,
 		 * ends the QP as on RC.
 		 */
 		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_UC_DROPS);
-		if (qp->in_msg)
+		if (qp->resp.in_msg)
 			sroce_resp_complete(qp, status, IB_WC_RECV, 0, pkt,
 					    NULL, nfy);
 		sroce_resp_end_write(qp);
-		qp->epsn = sroce_psn_add(pkt->bth.psn, 1);
+		qp->resp.epsn = sroce_psn_add(pkt->bth.psn, 1);
 		return;
 	}
 	sroce_resp_set_ack(qp, sroce_aeth_syn_nak(code), pkt->bth.psn);
 	if (code == SROCE_NAK_REMOTE_ACCESS)
 		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_ACCESS_NAKS_SENT);
-	if (qp->in_msg)
+	if (qp->resp.in_msg)
 		sroce_resp_complete(qp, status, IB_WC_RECV, 0, pkt, NULL, nfy);
 	sroce_resp_end_write(qp);
 	sroce_qp_error(qp, nfy);
@@ -217,13 +224,14 @@ static bool sroce_resp_take_rwqe(struct sroce_qp *qp,
 {
 	u32 prod = sroce_queue_load_producer(&qp->rq);
 
-	if (prod == qp->rq_cons || prod - qp->rq_cons > qp->rq.num_entries)
+	if (prod == qp->resp.rq_cons ||
+	    prod - qp->resp.rq_cons > qp->rq.num_entries)
 		return false;
-	qp->in_msg = true;
-	qp->recv_off = 0;
+	qp->resp.in_msg = true;
+	qp->resp.recv_off = 0;
 	*status = sroce_rwqe_load(qp, qp->ibqp.pd,
-				  sroce_queue_slot(&qp->rq, qp->rq_cons),
-				  qp->cap.max_recv_sge, &qp->rwqe);
+				  sroce_queue_slot(&qp->rq, qp->resp.rq_cons),
+				  qp->cap.max_recv_sge, &qp->resp.rwqe);
 	return true;
 }
 
@@ -233,10 +241,11 @@ static bool sroce_resp_take_wqe(struct sroce_qp *qp, enum ib_wc_status *status,
 {
 	if (!qp->ibqp.srq)
 		return sroce_resp_take_rwqe(qp, status);
-	if (!sroce_srq_take(to_ssrq(qp->ibqp.srq), qp, &qp->rwqe, status, nfy))
+	if (!sroce_srq_take(to_ssrq(qp->ibqp.srq), qp, &qp->resp.rwqe, status,
+			    nfy))
 		return false;
-	qp->in_msg = true;
-	qp->recv_off = 0;
+	qp->resp.in_msg = true;
+	qp->resp.recv_off = 0;
 	return true;
 }
 
@@ -277,18 +286,18 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	if (status)
 		cqe.status = status;
-	else if (pkt->paylen > qp->rwqe.length ||
-		 qp->rwqe.length - pkt->paylen < SROCE_GRH_LEN)
+	else if (pkt->paylen > qp->resp.rwqe.length ||
+		 qp->resp.rwqe.length - pkt->paylen < SROCE_GRH_LEN)
 		cqe.status = IB_WC_LOC_LEN_ERR;
-	else if (sroce_sge_copy(qp->rwqe.sge, qp->rwqe.num_sge, 0, grh,
-				SROCE_GRH_LEN, SROCE_MR_FROM_BUF) ||
-		 sroce_sge_scatter_skb(qp->rwqe.sge, qp->rwqe.num_sge,
+	else if (sroce_sge_copy(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge, 0,
+				grh, SROCE_GRH_LEN, SROCE_MR_FROM_BUF) ||
+		 sroce_sge_scatter_skb(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
 				       SROCE_GRH_LEN, skb,
 				       SROCE_UDP_HLEN + pkt->info->hdr_len,
 				       pkt->paylen))
 		cqe.status = IB_WC_LOC_PROT_ERR;
 
-	cqe.wr_id = qp->rwqe.wr_id;
+	cqe.wr_id = qp->resp.rwqe.wr_id;
 	if (!cqe.status) {
 		cqe.byte_len = SROCE_GRH_LEN + pkt->paylen;
 		cqe.src_qp = h.deth.sqpn;
@@ -300,11 +309,11 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 	} else {
 		cqe.network_hdr_type = 0;
 	}
-	sroce_sge_put(qp->rwqe.sge, qp->rwqe.num_sge);
-	qp->rwqe.num_sge = 0;
-	qp->in_msg = false;
+	sroce_sge_put(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge);
+	qp->resp.rwqe.num_sge = 0;
+	qp->resp.in_msg = false;
 	/* The slot is free before its completion shows (the uapi). */
-	sroce_queue_store_consumer(&qp->rq, ++qp->rq_cons);
+	sroce_queue_store_consumer(&qp->rq, ++qp->resp.rq_cons);
 	sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe,
 			  !cqe.status && (pkt->bth.flags & SROCE_BTHF_SE), nfy);
 	if (cqe.status && cqe.status != IB_WC_LOC_LEN_ERR)
@@ -325,23 +334,25 @@ static bool sroce_resp_uc_accept(struct sroce_qp *qp,
 				 const struct sroce_pkt *pkt)
 {
 	u32 flags = pkt->info->flags;
-	bool inside = (flags & SROCE_OPF_SEND) ? qp->in_msg : qp->in_write;
+	bool inside = (flags & SROCE_OPF_SEND) ? qp->resp.in_msg :
+						 qp->resp.in_write;
 
-	if (pkt->bth.psn != qp->epsn) {
-		if (qp->in_msg || qp->in_write)
+	if (pkt->bth.psn != qp->resp.epsn) {
+		if (qp->resp.in_msg || qp->resp.in_write)
 			sroce_stats_inc(qp->sdev->stats, SROCE_CNT_UC_DROPS);
 		sroce_resp_drop(qp, false);
 		inside = false;
-		qp->epsn = pkt->bth.psn;
+		qp->resp.epsn = pkt->bth.psn;
 	}
-	if ((flags & SROCE_OPF_FIRST) && (qp->in_msg || qp->in_write)) {
+	if ((flags & SROCE_OPF_FIRST) &&
+	    (qp->resp.in_msg || qp->resp.in_write)) {
 		/* The last packet of the message before never came. */
 		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_UC_DROPS);
 		sroce_resp_drop(qp, false);
 	} else if (!(flags & SROCE_OPF_FIRST) && !inside) {
 		/* The rest of a message whose beginning was lost */
 		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_UC_DROPS);
-		qp->epsn = sroce_psn_add(pkt->bth.psn, 1);
+		qp->resp.epsn = sroce_psn_add(pkt->bth.psn, 1);
 		return false;
 	}
 	return true;
@@ -363,32 +374,29 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 			/* UC: the message is dropped (its rest too). */
 			sroce_stats_inc(qp->sdev->stats,
 					SROCE_CNT_NO_RECV_DROPS);
-			qp->epsn = sroce_psn_add(pkt->bth.psn, 1);
+			qp->resp.epsn = sroce_psn_add(pkt->bth.psn, 1);
 			return;
 		}
 		if (!taken) {
-			sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RNR_NAK_SENT);
-			sroce_resp_set_ack(qp,
-					   sroce_aeth_syn_rnr(qp->attr.min_rnr_timer),
-					   pkt->bth.psn);
+			sroce_resp_rnr_nak(qp, pkt->bth.psn);
 			return;
 		}
 		if (status)
 			goto err_local;
 	}
-	if (pkt->paylen > qp->rwqe.length ||
-	    qp->recv_off > qp->rwqe.length - pkt->paylen) {
+	if (pkt->paylen > qp->resp.rwqe.length ||
+	    qp->resp.recv_off > qp->resp.rwqe.length - pkt->paylen) {
 		status = IB_WC_LOC_LEN_ERR;
 		goto err_local;
 	}
-	if (sroce_sge_scatter_skb(qp->rwqe.sge, qp->rwqe.num_sge,
-				  qp->recv_off, skb,
+	if (sroce_sge_scatter_skb(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
+				  qp->resp.recv_off, skb,
 				  SROCE_UDP_HLEN + pkt->info->hdr_len,
 				  pkt->paylen)) {
 		status = IB_WC_LOC_PROT_ERR;
 		goto err_local;
 	}
-	qp->recv_off += pkt->paylen;
+	qp->resp.recv_off += pkt->paylen;
 
 	if (flags & SROCE_OPF_LAST) {
 		sroce_pkt_hdrs(pkt, &h);
@@ -402,12 +410,12 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 			sroce_resp_invalid(qp, pkt, nfy);
 			return;
 		}
-		qp->epsn = sroce_psn_add(qp->epsn, 1);
-		qp->msn = (qp->msn + 1) & SROCE_PSN_MASK;
+		qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
+		qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
 		sroce_resp_complete(qp, IB_WC_SUCCESS, IB_WC_RECV,
-				    qp->recv_off, pkt, &h, nfy);
+				    qp->resp.recv_off, pkt, &h, nfy);
 	} else {
-		qp->epsn = sroce_psn_add(qp->epsn, 1);
+		qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
 	}
 	if (pkt->bth.flags & SROCE_BTHF_ACKREQ)
 		sroce_resp_set_ack(qp, SROCE_RESP_SYN_ACK, pkt->bth.psn);
@@ -418,8 +426,10 @@ err_local:
 	 * The message cannot be placed: a length error is the requester's
 	 * (invalid request), a bad receive WQE is ours (operational error).
 	 */
-	sroce_resp_fail(qp, status == IB_WC_LOC_LEN_ERR ? SROCE_NAK_INVALID_REQ :
-			SROCE_NAK_REMOTE_OP, status, pkt, nfy);
+	sroce_resp_fail(qp,
+			status == IB_WC_LOC_LEN_ERR ? SROCE_NAK_INVALID_REQ :
+						      SROCE_NAK_REMOTE_OP,
+			status, pkt, nfy);
 }
 
 /* Execute the expected RDMA WRITE packet; lock held. */
@@ -436,20 +446,20 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		if (h.reth.len > SROCE_MAX_MSG_SIZE)
 			goto err_invalid;
 		ret = sroce_resp_rkey(qp, IB_ACCESS_REMOTE_WRITE, h.reth.rkey,
-				      h.reth.va, h.reth.len, &qp->wr_mr);
+				      h.reth.va, h.reth.len, &qp->resp.wr_mr);
 		if (ret) {
 			sroce_resp_refused(qp, ret, pkt, nfy);
 			return;
 		}
-		qp->in_write = true;
-		qp->wr_va = h.reth.va;
-		qp->wr_len = h.reth.len;
-		qp->wr_off = 0;
+		qp->resp.in_write = true;
+		qp->resp.wr_va = h.reth.va;
+		qp->resp.wr_len = h.reth.len;
+		qp->resp.wr_off = 0;
 	}
 	/* The packets carry exactly the length the RETH announced. */
-	if (pkt->paylen > qp->wr_len - qp->wr_off ||
+	if (pkt->paylen > qp->resp.wr_len - qp->resp.wr_off ||
 	    !!(flags & SROCE_OPF_LAST) !=
-	    (qp->wr_off + pkt->paylen == qp->wr_len))
+	    (qp->resp.wr_off + pkt->paylen == qp->resp.wr_len))
 		goto err_invalid;
 	if (flags & SROCE_OPF_IMM) {
 		enum ib_wc_status status;
@@ -457,10 +467,7 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		if (!sroce_resp_take_wqe(qp, &status, nfy)) {
 			if (flags & SROCE_OPF_FIRST)
 				sroce_resp_end_write(qp);
-			sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RNR_NAK_SENT);
-			sroce_resp_set_ack(qp,
-					   sroce_aeth_syn_rnr(qp->attr.min_rnr_timer),
-					   pkt->bth.psn);
+			sroce_resp_rnr_nak(qp, pkt->bth.psn);
 			return;
 		}
 		if (status) {
@@ -470,23 +477,24 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		}
 	}
 	if (pkt->paylen &&
-	    sroce_mr_copy_from_skb(qp->wr_mr, qp->wr_va + qp->wr_off, skb,
+	    sroce_mr_copy_from_skb(qp->resp.wr_mr,
+				   qp->resp.wr_va + qp->resp.wr_off, skb,
 				   SROCE_UDP_HLEN + pkt->info->hdr_len,
 				   pkt->paylen)) {
 		sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, IB_WC_REM_OP_ERR, pkt,
 				nfy);
 		return;
 	}
-	qp->wr_off += pkt->paylen;
+	qp->resp.wr_off += pkt->paylen;
 
-	qp->epsn = sroce_psn_add(qp->epsn, 1);
+	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
 	if (flags & SROCE_OPF_LAST) {
 		sroce_resp_end_write(qp);
-		qp->msn = (qp->msn + 1) & SROCE_PSN_MASK;
+		qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
 		if (flags & SROCE_OPF_IMM)
 			sroce_resp_complete(qp, IB_WC_SUCCESS,
 					    IB_WC_RECV_RDMA_WITH_IMM,
-					    qp->wr_len, pkt, &h, nfy);
+					    qp->resp.wr_len, pkt, &h, nfy);
 	}
 	if (pkt->bth.flags & SROCE_BTHF_ACKREQ)
 		sroce_resp_set_ack(qp, SROCE_RESP_SYN_ACK, pkt->bth.psn);
@@ -499,7 +507,7 @@ err_invalid:
 /* Responses not all sent. */
 static u32 sroce_resp_res_pending(const struct sroce_qp *qp)
 {
-	return qp->res_head - qp->res_tail;
+	return qp->resp.res_head - qp->resp.res_tail;
 }
 
 /*
@@ -513,7 +521,7 @@ static struct sroce_res *sroce_resp_res_new(struct sroce_qp *qp, u8 type,
 
 	if (sroce_resp_res_pending(qp) >= SROCE_RES_RING)
 		return NULL;
-	r = &qp->res[qp->res_head++ % SROCE_RES_RING];
+	r = &qp->resp.res[qp->resp.res_head++ % SROCE_RES_RING];
 	memset(r, 0, sizeof(*r));
 	r->type = type;
 	r->first_psn = psn;
@@ -532,8 +540,8 @@ static bool sroce_resp_res_granted(struct sroce_qp *qp)
 	u32 i, n = 0;
 
 	/* Answers again to duplicates are not new requests. */
-	for (i = qp->res_tail; i != qp->res_head; i++)
-		n += !qp->res[i % SROCE_RES_RING].replay;
+	for (i = qp->resp.res_tail; i != qp->resp.res_head; i++)
+		n += !qp->resp.res[i % SROCE_RES_RING].replay;
 	if (n < qp->attr.max_dest_rd_atomic)
 		return true;
 	ibdev_dbg(qp->ibqp.device,
@@ -565,16 +573,16 @@ static void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		sroce_resp_refused(qp, err, pkt, nfy);
 		return;
 	}
-	qp->msn = (qp->msn + 1) & SROCE_PSN_MASK;
-	r = sroce_resp_res_new(qp, SROCE_RES_READ, pkt->bth.psn, qp->msn);
+	qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
+	r = sroce_resp_res_new(qp, SROCE_RES_READ, pkt->bth.psn, qp->resp.msn);
 	r->last_psn = sroce_psn_add(pkt->bth.psn, npkts - 1);
 	r->mr = mr;
 	r->va = h.reth.va;
 	r->len = h.reth.len;
 	r->rkey = h.reth.rkey;
-	qp->epsn = sroce_psn_add(r->last_psn, 1);
+	qp->resp.epsn = sroce_psn_add(r->last_psn, 1);
 	/* Its responses acknowledge the requests before it. */
-	qp->ack.send = false;
+	qp->resp.ack.send = false;
 }
 
 /* Execute the expected atomic request; lock held. */
@@ -607,11 +615,20 @@ static void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 				nfy);
 		return;
 	}
-	qp->msn = (qp->msn + 1) & SROCE_PSN_MASK;
-	r = sroce_resp_res_new(qp, SROCE_RES_ATOMIC, pkt->bth.psn, qp->msn);
+	qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
+	r = sroce_resp_res_new(qp, SROCE_RES_ATOMIC, pkt->bth.psn,
+			       qp->resp.msn);
 	r->orig = orig;
-	qp->epsn = sroce_psn_add(qp->epsn, 1);
-	qp->ack.send = false;
+	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
+	qp->resp.ack.send = false;
+}
+
+/* Does the request at @psn lie in @r's PSNs */
+static bool sroce_resp_res_covers(const struct sroce_res *r, u32 psn)
+{
+	return sroce_psn_in_range(psn, r->first_psn,
+				  sroce_psn_outstanding(r->last_psn,
+							r->first_psn) + 1);
 }
 
 /*
@@ -628,7 +645,7 @@ static void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	struct sroce_mr *mr = NULL;
 	struct sroce_res *r;
 	struct sroce_hdrs h;
-	u32 msn = qp->msn;
+	u32 msn = qp->resp.msn;
 	u64 orig = 0;
 
 	/*
@@ -639,14 +656,12 @@ static void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	 */
 	if (read) {
 		sroce_pkt_hdrs(pkt, &h);
-		for (i = qp->res_tail; i != qp->res_head; i++) {
-			struct sroce_res *c = &qp->res[i % SROCE_RES_RING];
+		for (i = qp->resp.res_tail; i != qp->resp.res_head; i++) {
+			struct sroce_res *c = &qp->resp.res[i % SROCE_RES_RING];
 			u32 off;
 
 			if (c->type != SROCE_RES_READ ||
-			    !sroce_psn_in_range(psn, c->first_psn,
-						sroce_psn_outstanding(c->last_psn,
-								      c->first_psn) + 1))
+			    !sroce_resp_res_covers(c, psn))
 				continue;
 			off = sroce_psn_outstanding(psn, c->first_psn) *
 			      qp->pmtu;
@@ -661,12 +676,10 @@ static void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	}
 
 	for (i = 0; i < SROCE_RES_RING; i++) {
-		const struct sroce_res *c = &qp->res[i];
+		const struct sroce_res *c = &qp->resp.res[i];
 
 		if (c->type != (read ? SROCE_RES_READ : SROCE_RES_ATOMIC) ||
-		    !sroce_psn_in_range(psn, c->first_psn,
-					sroce_psn_outstanding(c->last_psn,
-							      c->first_psn) + 1))
+		    !sroce_resp_res_covers(c, psn))
 			continue;
 		if (c->cur_psn != sroce_psn_add(c->last_psn, 1))
 			return;	/* its responses are still going out */
@@ -681,7 +694,7 @@ static void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		last = sroce_psn_add(psn, npkts - 1);
 		if (old ? last != old->last_psn :
 		    npkts > SROCE_REQ_MAX_READ_PKTS ||
-		    !sroce_psn_before(last, qp->epsn))
+		    !sroce_psn_before(last, qp->resp.epsn))
 			return;
 		/*
 		 * A READ forgotten (its resource reused) is answered again
@@ -692,7 +705,7 @@ static void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 			return;
 	} else {
 		if (!old)
-			return;	/* an atomic forgotten cannot run again */
+			return; /* an atomic forgotten cannot run again */
 		last = old->last_psn;
 	}
 	if (old) {
@@ -755,7 +768,7 @@ static struct sk_buff *sroce_resp_build_res(struct sroce_qp *qp,
 		if (r->mr)
 			sroce_mr_put(r->mr);
 		r->mr = NULL;
-		qp->res_tail++;
+		qp->resp.res_tail++;
 	}
 	return skb;
 }
@@ -773,11 +786,11 @@ static struct sk_buff *sroce_resp_build_ack(struct sroce_qp *qp)
 	h.bth.opcode = SROCE_OP_RC_ACK;
 	h.bth.pkey = SROCE_DEFAULT_PKEY;
 	h.bth.dqpn = qp->attr.dest_qp_num;
-	h.bth.psn = qp->ack.psn;
-	h.aeth.syndrome = qp->ack.syndrome;
-	h.aeth.msn = qp->ack.msn;
+	h.bth.psn = qp->resp.ack.psn;
+	h.aeth.syndrome = qp->resp.ack.syndrome;
+	h.aeth.msn = qp->resp.ack.msn;
 	sroce_hdrs_build(hdr, hdr_len, &h);
-	qp->ack.send = false;
+	qp->resp.ack.send = false;
 	return skb;
 }
 
@@ -788,6 +801,7 @@ static struct sk_buff *sroce_resp_build_ack(struct sroce_qp *qp)
  */
 static int sroce_resp_build(struct sroce_qp *qp, struct sk_buff_head *list)
 {
+	struct sroce_resp *rs = &qp->resp;
 	struct sk_buff *skb;
 	int n = 0;
 
@@ -795,10 +809,10 @@ static int sroce_resp_build(struct sroce_qp *qp, struct sk_buff_head *list)
 	if (qp->destroyed)
 		return 0;
 	while (n < SROCE_REQ_BATCH) {
-		if (qp->res_tail != qp->res_head)
-			skb = sroce_resp_build_res(qp, &qp->res[qp->res_tail %
-								 SROCE_RES_RING]);
-		else if (qp->ack.send)
+		if (rs->res_tail != rs->res_head)
+			skb = sroce_resp_build_res(qp, &rs->res[rs->res_tail %
+							       SROCE_RES_RING]);
+		else if (qp->resp.ack.send)
 			skb = sroce_resp_build_ack(qp);
 		else
 			break;
@@ -842,6 +856,16 @@ bool sroce_resp_run(struct sroce_qp *qp)
 	return true;
 }
 
+/* A new message inside one, or a continuation outside one */
+static bool sroce_resp_out_of_place(const struct sroce_qp *qp, u32 flags)
+{
+	bool in_msg = qp->resp.in_msg, in_write = qp->resp.in_write;
+
+	if (flags & SROCE_OPF_FIRST)
+		return in_msg || in_write;
+	return !((flags & SROCE_OPF_SEND) ? in_msg : in_write);
+}
+
 /**
  * sroce_resp_rcv() - a request packet for a QP's responder
  * @qp: the QP, with a reference
@@ -867,7 +891,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	if (qp->ibqp.qp_type == IB_QPT_UC && !sroce_resp_uc_accept(qp, pkt))
 		goto out_unlock;
 
-	switch (sroce_psn_classify(pkt->bth.psn, qp->epsn)) {
+	switch (sroce_psn_classify(pkt->bth.psn, qp->resp.epsn)) {
 	case SROCE_PSN_DUPLICATE:
 		sroce_stats_inc(stats, SROCE_CNT_DUPLICATES);
 		if (flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC)) {
@@ -876,21 +900,20 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		}
 		/* Acknowledge again everything up to the expected PSN. */
 		sroce_resp_set_ack(qp, SROCE_RESP_SYN_ACK,
-				   sroce_psn_add(qp->epsn, SROCE_PSN_MASK));
+				   sroce_psn_add(qp->resp.epsn,
+						 SROCE_PSN_MASK));
 		break;
 	case SROCE_PSN_AHEAD:
-		if (qp->nak_sent)
+		if (qp->resp.nak_sent)
 			break;
-		qp->nak_sent = true;
+		qp->resp.nak_sent = true;
 		sroce_stats_inc(stats, SROCE_CNT_SEQ_NAK_SENT);
 		sroce_resp_set_ack(qp, sroce_aeth_syn_nak(SROCE_NAK_PSN_SEQ),
-				   qp->epsn);
+				   qp->resp.epsn);
 		break;
 	case SROCE_PSN_EXPECTED:
-		qp->nak_sent = false;
-		/* A new message inside one, or a continuation outside. */
-		if ((flags & SROCE_OPF_FIRST) ? qp->in_msg || qp->in_write :
-		    !((flags & SROCE_OPF_SEND) ? qp->in_msg : qp->in_write))
+		qp->resp.nak_sent = false;
+		if (sroce_resp_out_of_place(qp, flags))
 			sroce_resp_invalid(qp, pkt, &nfy);
 		else if (flags & SROCE_OPF_SEND)
 			sroce_resp_send(qp, skb, pkt, &nfy);
@@ -903,7 +926,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		break;
 	}
 out_unlock:
-	out = qp->ack.send || qp->res_tail != qp->res_head;
+	out = qp->resp.ack.send || qp->resp.res_tail != qp->resp.res_head;
 	spin_unlock_irqrestore(&qp->lock, irqflags);
 	sroce_qp_notify(&nfy);
 	if (out)
@@ -916,8 +939,10 @@ out_unlock:
  */
 static void sroce_resp_drop(struct sroce_qp *qp, bool responses)
 {
-	for (; responses && qp->res_tail != qp->res_head; qp->res_tail++) {
-		struct sroce_res *r = &qp->res[qp->res_tail % SROCE_RES_RING];
+	struct sroce_resp *rs = &qp->resp;
+
+	for (; responses && rs->res_tail != rs->res_head; rs->res_tail++) {
+		struct sroce_res *r = &rs->res[rs->res_tail % SROCE_RES_RING];
 
 		if (r->mr)
 			sroce_mr_put(r->mr);
@@ -925,11 +950,11 @@ static void sroce_resp_drop(struct sroce_qp *qp, bool responses)
 		r->type = SROCE_RES_NONE;
 	}
 	sroce_resp_end_write(qp);
-	if (qp->in_msg || qp->rwqe.num_sge)
-		sroce_sge_put(qp->rwqe.sge, qp->rwqe.num_sge);
-	qp->rwqe.num_sge = 0;
-	qp->in_msg = false;
-	qp->recv_off = 0;
+	if (qp->resp.in_msg || qp->resp.rwqe.num_sge)
+		sroce_sge_put(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge);
+	qp->resp.rwqe.num_sge = 0;
+	qp->resp.in_msg = false;
+	qp->resp.recv_off = 0;
 }
 
 /**
@@ -954,25 +979,25 @@ void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 
 	lockdep_assert_held(&qp->lock);
 	/* With an SRQ only the WQE the QP took is its own to flush. */
-	if (qp->ibqp.srq && qp->in_msg)
+	if (qp->ibqp.srq && qp->resp.in_msg)
 		sroce_resp_complete(qp, IB_WC_WR_FLUSH_ERR, IB_WC_RECV, 0, NULL,
 				    NULL, nfy);
-	sroce_resp_drop(qp, !(qp->ack.send &&
-			      sroce_aeth_type(qp->ack.syndrome) ==
+	sroce_resp_drop(qp, !(qp->resp.ack.send &&
+			      sroce_aeth_type(qp->resp.ack.syndrome) ==
 			      SROCE_AETH_NAK &&
-			      sroce_aeth_value(qp->ack.syndrome) !=
+			      sroce_aeth_value(qp->resp.ack.syndrome) !=
 			      SROCE_NAK_PSN_SEQ));
 	if (qp->ibqp.srq)
 		return;
 	prod = sroce_queue_load_producer(&qp->rq);
-	if (prod - qp->rq_cons > qp->rq.num_entries)
+	if (prod - qp->resp.rq_cons > qp->rq.num_entries)
 		return;
-	while (qp->rq_cons != prod) {
+	while (qp->resp.rq_cons != prod) {
 		const struct sroce_recv_wqe *u =
-			sroce_queue_slot(&qp->rq, qp->rq_cons);
+			sroce_queue_slot(&qp->rq, qp->resp.rq_cons);
 
 		cqe.wr_id = READ_ONCE(u->wr_id);
-		sroce_queue_store_consumer(&qp->rq, ++qp->rq_cons);
+		sroce_queue_store_consumer(&qp->rq, ++qp->resp.rq_cons);
 		sroce_qp_complete(qp, cq, &cqe, false, nfy);
 	}
 }
@@ -985,10 +1010,11 @@ void sroce_resp_reset(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
 	sroce_resp_drop(qp, true);
-	memset(qp->res, 0, sizeof(qp->res));
-	qp->res_head = 0;
-	qp->res_tail = 0;
-	qp->ack.send = false;
-	qp->msn = 0;
-	qp->nak_sent = false;
+	memset(qp->resp.res, 0, sizeof(qp->resp.res));
+	qp->resp.res_head = 0;
+	qp->resp.res_tail = 0;
+	qp->resp.ack.send = false;
+	qp->resp.msn = 0;
+	qp->resp.nak_sent = false;
+	qp->resp.rq_cons = 0;
 }

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * timers.c - the timers of a QP's requester, one named entry per event
+ * that moves them.
+ *
+ * One timer_list serves four roles (struct sroce_timers):
+ *  - the local ACK timeout: nothing acknowledged for a QP timeout's time
+ *    since the timer started or the last progress spends a retry and goes
+ *    back to the oldest unacknowledged PSN; with no retry left the oldest
+ *    WQE fails with IB_WC_RETRY_EXC_ERR (sroce_timer_ack_timeout());
+ *  - the retransmission timeout, a few measured round trips, doubling with
+ *    each probe, below the local ACK timeout: goes back without spending a
+ *    retry, for a tail loss no NAK will report (sroce_timer_rto_probe());
+ *  - a go-back the completer put off for a round trip, made then unless
+ *    what was missing came meanwhile (sroce_timer_goback_due());
+ *  - the wait an RNR NAK asks for, after which the requester sends again
+ *    (sroce_timer_rnr_wait_over()).
+ * The events that arm, move or stop it are the sroce_timers_*() entries
+ * below; the expiry runs in softirq and takes the QP lock.
+ */
+#include "sroce.h"
+#include "counters.h"
+#include "proto/sroce_proto.h"
+
+/*
+ * The retransmission timeout: a few round trips, at least 16 ms (a TCG
+ * guest stalls for several ms at times: a shorter one resends for nothing);
+ * twice that before a round trip was measured.
+ */
+#define SROCE_RTO_MIN_US	16000
+#define SROCE_RTO_INIT_US	(2 * SROCE_RTO_MIN_US)
+
+/*
+ * When the timer should fire next: at the local ACK timeout, or earlier
+ * after a retransmission timeout (from the measured round trip, doubled
+ * with each probe) to send the oldest packet again without spending a
+ * retry.
+ */
+static unsigned long sroce_timers_expiry(const struct sroce_qp *qp)
+{
+	const struct sroce_timers *ti = &qp->timers;
+	unsigned long at;
+	u64 rto_us;
+
+	if (ti->probes > 8)
+		return ti->ack_deadline;
+	rto_us = ti->srtt_us ?
+		 max_t(u64, 4ULL * ti->srtt_us, SROCE_RTO_MIN_US) :
+		 SROCE_RTO_INIT_US;
+	/* A loaded host's round trip must not push the first probe out. */
+	rto_us = min_t(u64, rto_us,
+		       div_u64(sroce_ack_timeout_ns(qp->attr.timeout), 2000));
+	rto_us <<= ti->probes;
+	at = jiffies + usecs_to_jiffies(min_t(u64, rto_us, U32_MAX));
+	return time_before(at, ti->ack_deadline) ? at : ti->ack_deadline;
+}
+
+/* The RNR wait is over: the requester sends again. */
+static bool sroce_timer_rnr_wait_over(struct sroce_qp *qp)
+{
+	qp->timers.rnr_wait = false;
+	return true;
+}
+
+/* What a go-back was owed for came meanwhile: none is owed any more. */
+static void sroce_timer_goback_cancelled(struct sroce_qp *qp)
+{
+	qp->timers.goback_owed = false;
+	mod_timer(&qp->timers.timer, sroce_timers_expiry(qp));
+}
+
+/* A go-back put off by sroce_comp_goback() is due. */
+static bool sroce_timer_goback_due(struct sroce_qp *qp)
+{
+	sroce_comp_goback(qp, qp->comp.psn_una, true);
+	mod_timer(&qp->timers.timer, sroce_timers_expiry(qp));
+	return true;
+}
+
+/*
+ * Nothing heard for a few round trips: the last packets or their NAK were
+ * lost.  Send again from the oldest without waiting for the local ACK
+ * timeout, which goes on running.
+ */
+static bool sroce_timer_rto_probe(struct sroce_qp *qp)
+{
+	sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RTO_PROBES);
+	qp->timers.probes++;
+	sroce_comp_goback(qp, qp->comp.psn_una, true);
+	mod_timer(&qp->timers.timer, sroce_timers_expiry(qp));
+	return true;
+}
+
+/* The local ACK timeout: spend a retry, or fail the oldest WQE. */
+static bool sroce_timer_ack_timeout(struct sroce_qp *qp, struct sroce_nfy *nfy)
+{
+	sroce_stats_inc(qp->sdev->stats, SROCE_CNT_TIMEOUTS);
+	if (!qp->comp.retry) {
+		sroce_comp_fail(qp, IB_WC_RETRY_EXC_ERR, nfy);
+		return false;
+	}
+	qp->comp.retry--;
+	sroce_comp_goback(qp, qp->comp.psn_una, true);
+	return true;
+}
+
+/* The timer fired: the role whose deadline it was acts. */
+static void sroce_timers_expired(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, timers.timer);
+	struct sroce_timers *ti = &qp->timers;
+	struct sroce_nfy nfy = {};
+	unsigned long flags;
+	bool kick = false;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->destroyed || qp->state != IB_QPS_RTS)
+		goto out_unlock;
+	if (ti->rnr_wait)
+		kick = sroce_timer_rnr_wait_over(qp);
+	else if (qp->comp.psn_una == qp->req.psn_max)
+		ti->goback_owed = false;	/* nothing outstanding */
+	else if (ti->goback_owed &&
+		 sroce_psn_before(ti->gap_psn, qp->comp.psn_una))
+		sroce_timer_goback_cancelled(qp);
+	else if (time_before(jiffies, ti->ack_deadline))
+		kick = ti->goback_owed ? sroce_timer_goback_due(qp) :
+					 sroce_timer_rto_probe(qp);
+	else
+		kick = sroce_timer_ack_timeout(qp, &nfy);
+out_unlock:
+	spin_unlock_irqrestore(&qp->lock, flags);
+	sroce_qp_notify(&nfy);
+	if (kick)
+		sroce_req_kick(qp);
+}
+
+/**
+ * sroce_timers_init() - a new QP's timers, stopped
+ * @qp: the QP being created
+ */
+void sroce_timers_init(struct sroce_qp *qp)
+{
+	timer_setup(&qp->timers.timer, sroce_timers_expired, 0);
+}
+
+/**
+ * sroce_timers_reset() - the QP went back to RESET: forget what was learnt
+ * @qp: the QP, lock held
+ */
+void sroce_timers_reset(struct sroce_qp *qp)
+{
+	struct sroce_timers *ti = &qp->timers;
+
+	lockdep_assert_held(&qp->lock);
+	ti->rnr_wait = false;
+	ti->goback_owed = false;
+	ti->probes = 0;
+	ti->srtt_us = 0;
+	ti->rtt_timing = false;
+}
+
+/**
+ * sroce_timers_stop() - the QP failed: no timer role acts any more
+ * @qp: the QP, lock held
+ */
+void sroce_timers_stop(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	del_timer(&qp->timers.timer);
+}
+
+/**
+ * sroce_timers_shutdown() - destroy_qp: wait for a running expiry
+ * @qp: the QP, marked destroyed, lock not held
+ */
+void sroce_timers_shutdown(struct sroce_qp *qp)
+{
+	del_timer_sync(&qp->timers.timer);
+}
+
+/**
+ * sroce_timers_arm_ack_timeout() - start the local ACK timeout if it is not
+ *	running
+ * @qp: the QP, lock held
+ *
+ * Runs while PSNs sent are unacknowledged and the QP's timeout is not 0
+ * (infinite); stopped otherwise.  The local ACK timeout counts from its
+ * start or the last progress (sroce_timers_progress()).  An RNR wait keeps
+ * the timer to itself.
+ */
+void sroce_timers_arm_ack_timeout(struct sroce_qp *qp)
+{
+	u64 ns = sroce_ack_timeout_ns(qp->attr.timeout);
+	struct sroce_timers *ti = &qp->timers;
+	unsigned long at;
+
+	lockdep_assert_held(&qp->lock);
+	if (ti->rnr_wait)
+		return;
+	if (!ns || qp->comp.psn_una == qp->req.psn_max) {
+		del_timer(&ti->timer);
+		return;
+	}
+	if (timer_pending(&ti->timer))
+		return;
+	ti->ack_deadline = jiffies + max_t(unsigned long,
+					   nsecs_to_jiffies(ns), 1);
+	ti->probes = 0;
+	at = sroce_timers_expiry(qp);
+	/* A go-back put off (sroce_comp_goback()) is due before. */
+	if (ti->goback_owed && time_before(ti->owed_at, at))
+		at = ti->owed_at;
+	mod_timer(&ti->timer, at);
+}
+
+/**
+ * sroce_timers_progress() - PSNs were acknowledged
+ * @qp: the QP, lock held
+ *
+ * The timeouts count from now: the timer stops, and the caller arms it
+ * again (sroce_timers_arm_ack_timeout()) if PSNs remain outstanding.
+ */
+void sroce_timers_progress(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	del_timer(&qp->timers.timer);
+}
+
+/**
+ * sroce_timers_rtt_start() - an ACK request goes out for the first time
+ * @qp: the QP, lock held
+ * @psn: its PSN
+ *
+ * Its round trip is timed, unless one is being timed already.
+ */
+void sroce_timers_rtt_start(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_timers *ti = &qp->timers;
+
+	lockdep_assert_held(&qp->lock);
+	if (ti->rtt_timing)
+		return;
+	ti->rtt_timing = true;
+	ti->rtt_psn = psn;
+	ti->rtt_start = ktime_get_ns();
+}
+
+/**
+ * sroce_timers_rtt_sample() - PSNs up to @acked were acknowledged
+ * @qp: the QP, lock held
+ * @acked: the last PSN acknowledged
+ *
+ * Ends the round trip being timed if @acked covers it, and folds it into
+ * the smoothed round-trip time.
+ */
+void sroce_timers_rtt_sample(struct sroce_qp *qp, u32 acked)
+{
+	struct sroce_timers *ti = &qp->timers;
+	u32 us;
+
+	lockdep_assert_held(&qp->lock);
+	if (!ti->rtt_timing || sroce_psn_before(acked, ti->rtt_psn))
+		return;
+	us = div_u64(ktime_get_ns() - ti->rtt_start, 1000);
+	ti->srtt_us = ti->srtt_us ? (7 * ti->srtt_us + us) / 8 : us;
+	ti->rtt_timing = false;
+}
+
+/**
+ * sroce_timers_rtt_forget() - the requester goes back to @psn
+ * @qp: the QP, lock held
+ * @psn: the first PSN sent again
+ *
+ * Karn: no sample from a packet sent again.
+ */
+void sroce_timers_rtt_forget(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_timers *ti = &qp->timers;
+
+	lockdep_assert_held(&qp->lock);
+	if (ti->rtt_timing && !sroce_psn_before(ti->rtt_psn, psn))
+		ti->rtt_timing = false;
+}
+
+/**
+ * sroce_timers_goback_owed() - the completer put a go-back off
+ * @qp: the QP, lock held
+ * @at: when it is due (jiffies)
+ *
+ * The timer fires then at the latest, unless an RNR wait holds it.
+ */
+void sroce_timers_goback_owed(struct sroce_qp *qp, unsigned long at)
+{
+	struct sroce_timers *ti = &qp->timers;
+
+	lockdep_assert_held(&qp->lock);
+	ti->goback_owed = true;
+	ti->owed_at = at;
+	if (!ti->rnr_wait && (!timer_pending(&ti->timer) ||
+			      time_before(at, ti->timer.expires)))
+		mod_timer(&ti->timer, at);
+}
+
+/**
+ * sroce_timers_rnr_wait() - an RNR NAK came: wait before sending again
+ * @qp: the QP, lock held
+ * @usec: the wait it names
+ */
+void sroce_timers_rnr_wait(struct sroce_qp *qp, u32 usec)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->timers.rnr_wait = true;
+	mod_timer(&qp->timers.timer,
+		  jiffies + max_t(unsigned long, usecs_to_jiffies(usec), 1));
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * timers.h - the timers of a QP's requester (timers.c).
+ */
+#ifndef SROCE_TIMERS_H
+#define SROCE_TIMERS_H
+
+#include <linux/timer.h>
+#include <linux/types.h>
+
+struct sroce_nfy;
+struct sroce_qp;
+
+/**
+ * struct sroce_timers - the requester's timers, under the QP lock
+ * @timer: one timer_list for the four roles below: it fires at the
+ *	earliest deadline of those armed (an RNR wait stands alone)
+ *
+ * The local ACK timeout (IBTA 9.7.6.1.1):
+ * @ack_deadline: when it expires (jiffies): set when the timer starts and
+ *	at each progress
+ *
+ * The retransmission timeout (RTO), below the local ACK timeout, resends
+ * the oldest packet without spending a retry:
+ * @probes: probes since the last progress; each doubles the RTO
+ * @srtt_us: smoothed round-trip time of an ACK request, 0 before a sample
+ * @rtt_psn: the PSN whose ACK is being timed, while @rtt_timing
+ * @rtt_start: when it was sent (ns)
+ * @rtt_timing: a round trip is being timed
+ *
+ * A go-back put off by the completer until a round trip is over
+ * (sroce_comp_goback()):
+ * @goback_owed: one is owed, unless the completer's oldest unacknowledged
+ *	PSN passes @gap_psn meanwhile
+ * @owed_at: when it is due (jiffies)
+ * @gap_psn: the highest PSN seen beyond a gap while @goback_owed
+ *
+ * The wait an RNR NAK asks for:
+ * @rnr_wait: the timer waits it out; the requester sends nothing meanwhile
+ */
+struct sroce_timers {
+	struct timer_list timer;
+	unsigned long ack_deadline;
+	u8 probes;
+	u32 srtt_us;
+	u32 rtt_psn;
+	u64 rtt_start;
+	bool rtt_timing;
+	bool goback_owed;
+	unsigned long owed_at;
+	u32 gap_psn;
+	bool rnr_wait;
+};
+
+void sroce_timers_init(struct sroce_qp *qp);
+void sroce_timers_reset(struct sroce_qp *qp);
+void sroce_timers_stop(struct sroce_qp *qp);
+void sroce_timers_shutdown(struct sroce_qp *qp);
+void sroce_timers_arm_ack_timeout(struct sroce_qp *qp);
+void sroce_timers_progress(struct sroce_qp *qp);
+void sroce_timers_rtt_start(struct sroce_qp *qp, u32 psn);
+void sroce_timers_rtt_sample(struct sroce_qp *qp, u32 acked);
+void sroce_timers_rtt_forget(struct sroce_qp *qp, u32 psn);
+void sroce_timers_goback_owed(struct sroce_qp *qp, unsigned long at);
+void sroce_timers_rnr_wait(struct sroce_qp *qp, u32 usec);
+
+#endif /* SROCE_TIMERS_H */

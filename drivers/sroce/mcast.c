@@ -44,41 +44,6 @@
 #include "proto/sroce_proto.h"
 
 /**
- * struct sroce_mcg - a multicast group of a device
- * @node: in the device's group table (RCU)
- * @mgid: the group's GID; constant
- * @qps: the attachments (struct sroce_mca): written under the device's
- *	mcast.lock, walked under RCU
- * @nqp: entries of @qps, under mcast.lock
- * @rcu: frees the group after a grace period
- */
-struct sroce_mcg {
-	struct hlist_node node;
-	union ib_gid mgid;
-	struct list_head qps;
-	u32 nqp;
-	struct rcu_head rcu;
-};
-
-/**
- * struct sroce_mca - a QP attached to a group
- * @grp_node: in the group's @qps (RCU)
- * @qp_node: in the QP's @mcast list, under mcast.lock
- * @mcg: the group; constant
- * @qp: the QP; constant.  Valid under RCU while the attachment is in
- *	@grp_node: the QP is detached before it is destroyed, and
- *	sroce_qp_destroy() waits for a grace period.
- * @rcu: frees the attachment after a grace period
- */
-struct sroce_mca {
-	struct list_head grp_node;
-	struct list_head qp_node;
-	struct sroce_mcg *mcg;
-	struct sroce_qp *qp;
-	struct rcu_head rcu;
-};
-
-/**
  * sroce_mcast_addr() - a GID of the multicast range
  * @gid: 16 bytes, as in a GID (IPv4-mapped for IPv4)
  *
@@ -125,7 +90,7 @@ static u32 sroce_mcg_key(const u8 *gid)
 }
 
 /* The group of @gid, under RCU or mcast.lock; NULL if there is none. */
-static struct sroce_mcg *sroce_mcg_find(struct sroce_dev *sdev, const u8 *gid)
+struct sroce_mcg *sroce_mcg_find(struct sroce_dev *sdev, const u8 *gid)
 {
 	struct sroce_mcg *g;
 
@@ -352,67 +317,6 @@ void sroce_mcast_qp_detach_all(struct sroce_qp *qp)
 	list_for_each_entry_safe(a, tmp, &qp->mcast, qp_node)
 		sroce_mca_remove(sdev, a);
 	mutex_unlock(&sdev->mcast.lock);
-}
-
-/**
- * sroce_mcast_recv() - a valid datagram with a multicast QPN or address
- * @sdev: the device it arrived on
- * @skb: the datagram, data at the UDP header (not consumed)
- * @pkt: its transport headers
- * @net: its IP and UDP headers
- *
- * A UD packet with the multicast QPN (0xffffff) to a multicast address
- * goes to every QP attached to the group of that address, each with its
- * own Q_Key check and receive WQE (sroce_resp_rcv()), except the QP that
- * sent it when the IP stack looped it back from this device.  Anything
- * else (a multicast QPN to a unicast address, a unicast QPN to a multicast
- * address, another transport, a group with no QP here) is dropped.
- * Softirq, under rcu_read_lock (the socket's receive path).
- *
- * Return: the datagram's fate: SROCE_CNT_RX_MCAST or
- * SROCE_CNT_RX_DROP_MCAST.
- */
-enum sroce_counter sroce_mcast_recv(struct sroce_dev *sdev,
-				    struct sk_buff *skb,
-				    const struct sroce_pkt *pkt,
-				    const struct sroce_net *net)
-{
-	u32 self = U32_MAX;	/* no QP number: 24 bits */
-	struct sroce_hdrs h;
-	struct sroce_mca *a;
-	struct sroce_mcg *g;
-	struct sroce_qp *qp;
-
-	if (pkt->bth.dqpn != IB_MULTICAST_QPN ||
-	    !sroce_mcast_addr(net->daddr) ||
-	    sroce_pkt_check_qp(pkt, SROCE_TRANSPORT_UD, SROCE_MAX_PMTU) !=
-		    SROCE_RX_OK)
-		return SROCE_CNT_RX_DROP_MCAST;
-	/* Sent by this device (multicast loopback): not to the sender. */
-	if (skb->pkt_type == PACKET_LOOPBACK) {
-		sroce_pkt_hdrs(pkt, &h);
-		self = h.deth.sqpn;
-	}
-
-	rcu_read_lock();
-	g = sroce_mcg_find(sdev, net->daddr);
-	if (!g) {
-		rcu_read_unlock();
-		return SROCE_CNT_RX_DROP_MCAST;
-	}
-	list_for_each_entry_rcu(a, &g->qps, grp_node) {
-		qp = a->qp;
-		if (qp->ibqp.qp_num == self) {
-			sroce_stats_inc(sdev->stats, SROCE_CNT_MCAST_SELF_SKIPS);
-			continue;
-		}
-		if (!refcount_inc_not_zero(&qp->ref))
-			continue;
-		sroce_resp_rcv(qp, skb, pkt);
-		sroce_qp_put(qp);
-	}
-	rcu_read_unlock();
-	return SROCE_CNT_RX_MCAST;
 }
 
 /**

@@ -31,41 +31,25 @@
  * malformed request (a length disagreeing with the RETH, a misaligned
  * atomic, more READs and atomics than granted) are invalid request NAKs.
  *
- * Responder resources.  A ring of SROCE_RES_RING entries records every
- * READ and atomic accepted: what remains to be sent, and, once answered,
- * what a duplicate needs: the PSN range and MSN of a READ (answered again
- * from memory, with the duplicate's RETH checked again) or the original
- * value of an atomic (returned again, not executed twice).
+ * Responder resources (READ and atomics, their replay): rdatomic.c.
  *
- * Output.  Responses leave in PSN order: the READ responses and atomic
- * replies in resource order, then the pending ACK or NAK (ACKs coalesce:
- * each acknowledges every PSN before it, and a READ response or atomic
- * reply acknowledges the requests before its own).  One context at a time
- * sends them (sroce_qp_run_one()): the receive path, for at most
- * SROCE_RESP_SOFTIRQ_BUDGET packets, then the QP's work item for the rest
- * of a long READ, so a large READ neither holds the softirq nor overruns
- * the receiver's backlog.
+ * Output (READ responses, atomic replies, ACK/NAK in PSN order):
+ * resp_out.c.  UD datagrams and multicast fan-out: ud.c.
  *
- * Runs in softirq (the receive path) under the QP lock, except the output
- * engine, which builds packets under the lock and sends them after.
+ * Runs in softirq (the receive path) under the QP lock.
  */
-#include <linux/ip.h>
-#include <linux/ipv6.h>
 #include <linux/skbuff.h>
 
 #include "sroce.h"
 #include "counters.h"
-#include "net.h"
+#include "resp.h"
 #include "proto/sroce_proto.h"
-
-/* The ACK syndrome: no end-to-end credits, as rdma_rxe and most NICs. */
-#define SROCE_RESP_SYN_ACK	sroce_aeth_syn_ack(SROCE_AETH_CREDIT_INVALID)
 
 /*
  * Decide the ACK or NAK to send for @psn (the last decision counts).  UC
  * acknowledges nothing.
  */
-static void sroce_resp_set_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
+void sroce_resp_set_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 {
 	if (!sroce_qp_is_rc(qp))
 		return;
@@ -130,8 +114,8 @@ static void sroce_resp_end_write(struct sroce_qp *qp)
  * The request at @psn cannot be executed: NAK it with @code, complete the
  * receive WQE in use (if any) with @status, and move the QP to ERROR.
  */
-static void sroce_resp_fail(struct sroce_qp *qp, enum sroce_nak_code code,
-			    enum ib_wc_status status,
+void sroce_resp_fail(struct sroce_qp *qp, enum sroce_nak_code code,
+		     enum ib_wc_status status,
 			    const struct sroce_pkt *pkt, struct sroce_nfy *nfy)
 {
 	if (!sroce_qp_is_rc(qp) && code != SROCE_NAK_REMOTE_OP) {
@@ -158,8 +142,8 @@ static void sroce_resp_fail(struct sroce_qp *qp, enum sroce_nak_code code,
 	sroce_qp_error(qp, nfy);
 }
 
-static void sroce_resp_invalid(struct sroce_qp *qp,
-			       const struct sroce_pkt *pkt,
+void sroce_resp_invalid(struct sroce_qp *qp,
+			const struct sroce_pkt *pkt,
 			       struct sroce_nfy *nfy)
 {
 	sroce_resp_fail(qp, SROCE_NAK_INVALID_REQ, IB_WC_REM_INV_REQ_ERR,
@@ -171,8 +155,8 @@ static void sroce_resp_invalid(struct sroce_qp *qp,
  * enable is an invalid request (ibv_poll_cq(3): "not supported by this
  * receive queue"), a key, right or range violation a remote access error.
  */
-static void sroce_resp_refused(struct sroce_qp *qp, int err,
-			       const struct sroce_pkt *pkt,
+void sroce_resp_refused(struct sroce_qp *qp, int err,
+			const struct sroce_pkt *pkt,
 			       struct sroce_nfy *nfy)
 {
 	if (err == -EOPNOTSUPP)
@@ -188,8 +172,8 @@ static void sroce_resp_refused(struct sroce_qp *qp, int err,
  * a reference in *@mr (NULL for length zero).  0, -EOPNOTSUPP when the QP
  * does not enable the operation, or the lookup's error.
  */
-static int sroce_resp_rkey(struct sroce_qp *qp, int access, u32 rkey, u64 va,
-			   u64 len, struct sroce_mr **mr)
+int sroce_resp_rkey(struct sroce_qp *qp, int access, u32 rkey, u64 va,
+		    u64 len, struct sroce_mr **mr)
 {
 	*mr = NULL;
 	if ((qp->attr.qp_access_flags & access) != access) {
@@ -219,8 +203,8 @@ static int sroce_resp_rkey(struct sroce_qp *qp, int access, u32 rkey, u64 va,
  * the ring is empty.  A WQE taken is in use, to complete with *@status
  * (IB_WC_SUCCESS, or the status of a check it failed).
  */
-static bool sroce_resp_take_rwqe(struct sroce_qp *qp,
-				 enum ib_wc_status *status)
+bool sroce_resp_take_rwqe(struct sroce_qp *qp,
+			  enum ib_wc_status *status)
 {
 	u32 prod = sroce_queue_load_producer(&qp->rq);
 
@@ -250,77 +234,28 @@ static bool sroce_resp_take_wqe(struct sroce_qp *qp, enum ib_wc_status *status,
 }
 
 /*
- * A datagram for a UD (or the GSI) QP; lock held.  A wrong Q_Key, or no
- * receive posted, drops it (counted).  The receive gets the IP header in
- * its first 40 bytes as the GRH (IPv4: 20 zero bytes, then the header),
- * then the payload.  A message too long for the receive completes it with
- * IB_WC_LOC_LEN_ERR and leaves the QP as it is (the sender's doing); a
- * receive WQE failing its checks is the consumer's, and moves the QP to
- * ERROR as on RC.
+ * Drop the WRITE and SEND in progress and, with @responses, the responses
+ * not yet sent.
  */
-static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
-			  const struct sroce_pkt *pkt, struct sroce_nfy *nfy)
+static void sroce_resp_drop(struct sroce_qp *qp, bool responses)
 {
-	struct sroce_stats __percpu *stats = qp->sdev->stats;
-	struct sroce_cqe cqe = { .opcode = IB_WC_RECV };
-	u8 grh[SROCE_GRH_LEN] = {};
-	enum ib_wc_status status;
-	struct sroce_hdrs h;
+	struct sroce_resp *rs = &qp->resp;
 
-	sroce_pkt_hdrs(pkt, &h);
-	if (h.deth.qkey != qp->attr.qkey) {
-		sroce_stats_inc(stats, SROCE_CNT_QKEY_DROPS);
-		return;
-	}
-	if (!sroce_resp_take_rwqe(qp, &status)) {
-		sroce_stats_inc(stats, SROCE_CNT_NO_RECV_DROPS);
-		return;
-	}
-	if (ip_hdr(skb)->version == 6) {
-		memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
-		cqe.network_hdr_type = RDMA_NETWORK_IPV6;
-	} else {
-		memcpy(grh + SROCE_GRH_LEN - sizeof(struct iphdr), ip_hdr(skb),
-		       sizeof(struct iphdr));
-		cqe.network_hdr_type = RDMA_NETWORK_IPV4;
-	}
-	if (status)
-		cqe.status = status;
-	else if (pkt->paylen > qp->resp.rwqe.length ||
-		 qp->resp.rwqe.length - pkt->paylen < SROCE_GRH_LEN)
-		cqe.status = IB_WC_LOC_LEN_ERR;
-	else if (sroce_sge_copy(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge, 0,
-				grh, SROCE_GRH_LEN, SROCE_MR_FROM_BUF) ||
-		 sroce_sge_scatter_skb(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
-				       SROCE_GRH_LEN, skb,
-				       SROCE_UDP_HLEN + pkt->info->hdr_len,
-				       pkt->paylen))
-		cqe.status = IB_WC_LOC_PROT_ERR;
+	for (; responses && rs->res_tail != rs->res_head; rs->res_tail++) {
+		struct sroce_res *r = &rs->res[rs->res_tail % SROCE_RES_RING];
 
-	cqe.wr_id = qp->resp.rwqe.wr_id;
-	if (!cqe.status) {
-		cqe.byte_len = SROCE_GRH_LEN + pkt->paylen;
-		cqe.src_qp = h.deth.sqpn;
-		cqe.wc_flags = SROCE_WC_F_GRH;
-		if (pkt->info->flags & SROCE_OPF_IMM) {
-			cqe.wc_flags |= SROCE_WC_F_WITH_IMM;
-			cqe.imm_data = (__force u32)cpu_to_be32(h.imm);
-		}
-	} else {
-		cqe.network_hdr_type = 0;
+		if (r->mr)
+			sroce_mr_put(r->mr);
+		r->mr = NULL;
+		r->type = SROCE_RES_NONE;
 	}
-	sroce_sge_put(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge);
+	sroce_resp_end_write(qp);
+	if (qp->resp.in_msg || qp->resp.rwqe.num_sge)
+		sroce_sge_put(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge);
 	qp->resp.rwqe.num_sge = 0;
 	qp->resp.in_msg = false;
-	/* The slot is free before its completion shows (the uapi). */
-	sroce_queue_store_consumer(&qp->rq, ++qp->resp.rq_cons);
-	sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe,
-			  !cqe.status && (pkt->bth.flags & SROCE_BTHF_SE), nfy);
-	if (cqe.status && cqe.status != IB_WC_LOC_LEN_ERR)
-		sroce_qp_error(qp, nfy);
+	qp->resp.recv_off = 0;
 }
-
-static void sroce_resp_drop(struct sroce_qp *qp, bool responses);
 
 /*
  * UC: whether to execute a packet; lock held.  Nothing is acknowledged or
@@ -504,358 +439,6 @@ err_invalid:
 	sroce_resp_invalid(qp, pkt, nfy);
 }
 
-/* Responses not all sent. */
-static u32 sroce_resp_res_pending(const struct sroce_qp *qp)
-{
-	return qp->resp.res_head - qp->resp.res_tail;
-}
-
-/*
- * The next resource, for a request at @psn; NULL when every one waits for
- * its responses.  The oldest answered one makes room.
- */
-static struct sroce_res *sroce_resp_res_new(struct sroce_qp *qp, u8 type,
-					    u32 psn, u32 msn)
-{
-	struct sroce_res *r;
-
-	if (sroce_resp_res_pending(qp) >= SROCE_RES_RING)
-		return NULL;
-	r = &qp->resp.res[qp->resp.res_head++ % SROCE_RES_RING];
-	memset(r, 0, sizeof(*r));
-	r->type = type;
-	r->first_psn = psn;
-	r->last_psn = psn;
-	r->cur_psn = psn;
-	r->msn = msn;
-	return r;
-}
-
-/*
- * May a new READ or atomic take a resource: max_dest_rd_atomic bounds
- * those waiting for their responses.
- */
-static bool sroce_resp_res_granted(struct sroce_qp *qp)
-{
-	u32 i, n = 0;
-
-	/* Answers again to duplicates are not new requests. */
-	for (i = qp->resp.res_tail; i != qp->resp.res_head; i++)
-		n += !qp->resp.res[i % SROCE_RES_RING].replay;
-	if (n < qp->attr.max_dest_rd_atomic)
-		return true;
-	ibdev_dbg(qp->ibqp.device,
-		  "QP %u: READ/atomic beyond max_dest_rd_atomic %u\n",
-		  qp->ibqp.qp_num, qp->attr.max_dest_rd_atomic);
-	return false;
-}
-
-/* Execute the expected RDMA READ request; lock held. */
-static void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-			    struct sroce_nfy *nfy)
-{
-	struct sroce_hdrs h;
-	struct sroce_res *r;
-	struct sroce_mr *mr;
-	u32 npkts;
-	int err;
-
-	sroce_pkt_hdrs(pkt, &h);
-	npkts = sroce_seg_npkts(h.reth.len, qp->pmtu);
-	if (!sroce_resp_res_granted(qp) || h.reth.len > SROCE_MAX_MSG_SIZE ||
-	    npkts > SROCE_REQ_MAX_READ_PKTS) {
-		sroce_resp_invalid(qp, pkt, nfy);
-		return;
-	}
-	err = sroce_resp_rkey(qp, IB_ACCESS_REMOTE_READ, h.reth.rkey,
-			      h.reth.va, h.reth.len, &mr);
-	if (err) {
-		sroce_resp_refused(qp, err, pkt, nfy);
-		return;
-	}
-	qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
-	r = sroce_resp_res_new(qp, SROCE_RES_READ, pkt->bth.psn, qp->resp.msn);
-	r->last_psn = sroce_psn_add(pkt->bth.psn, npkts - 1);
-	r->mr = mr;
-	r->va = h.reth.va;
-	r->len = h.reth.len;
-	r->rkey = h.reth.rkey;
-	qp->resp.epsn = sroce_psn_add(r->last_psn, 1);
-	/* Its responses acknowledge the requests before it. */
-	qp->resp.ack.send = false;
-}
-
-/* Execute the expected atomic request; lock held. */
-static void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-			      struct sroce_nfy *nfy)
-{
-	struct sroce_hdrs h;
-	struct sroce_mr *mr;
-	struct sroce_res *r;
-	u64 orig;
-	int err;
-
-	sroce_pkt_hdrs(pkt, &h);
-	if (!sroce_resp_res_granted(qp) || !IS_ALIGNED(h.atmeth.va, 8)) {
-		sroce_resp_invalid(qp, pkt, nfy);
-		return;
-	}
-	err = sroce_resp_rkey(qp, IB_ACCESS_REMOTE_ATOMIC, h.atmeth.rkey,
-			      h.atmeth.va, sizeof(u64), &mr);
-	if (err) {
-		sroce_resp_refused(qp, err, pkt, nfy);
-		return;
-	}
-	err = sroce_mr_atomic(mr, h.atmeth.va,
-			      pkt->bth.opcode == SROCE_OP_RC_CMP_SWAP,
-			      h.atmeth.swap_add, h.atmeth.compare, &orig);
-	sroce_mr_put(mr);
-	if (err) {
-		sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, IB_WC_REM_OP_ERR, pkt,
-				nfy);
-		return;
-	}
-	qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
-	r = sroce_resp_res_new(qp, SROCE_RES_ATOMIC, pkt->bth.psn,
-			       qp->resp.msn);
-	r->orig = orig;
-	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
-	qp->resp.ack.send = false;
-}
-
-/* Does the request at @psn lie in @r's PSNs */
-static bool sroce_resp_res_covers(const struct sroce_res *r, u32 psn)
-{
-	return sroce_psn_in_range(psn, r->first_psn,
-				  sroce_psn_outstanding(r->last_psn,
-							r->first_psn) + 1);
-}
-
-/*
- * A duplicate READ or atomic: answer it again from the resource that
- * answered it, unless that one is still being answered.  A READ whose
- * resource was reused is read again; an atomic's is kept long enough
- * (SROCE_RES_RING) for the requester's outstanding ones.  Lock held.
- */
-static void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
-{
-	u32 psn = pkt->bth.psn, i, npkts, last;
-	bool read = pkt->info->flags & SROCE_OPF_READ;
-	const struct sroce_res *old = NULL;
-	struct sroce_mr *mr = NULL;
-	struct sroce_res *r;
-	struct sroce_hdrs h;
-	u32 msn = qp->resp.msn;
-	u64 orig = 0;
-
-	/*
-	 * A READ whose responses are still going out (first answer or a
-	 * replay) goes back to the PSN asked for: one stream of responses
-	 * per READ, however often the requester asks.  Its RETH must ask
-	 * for the rest of that READ.
-	 */
-	if (read) {
-		sroce_pkt_hdrs(pkt, &h);
-		for (i = qp->resp.res_tail; i != qp->resp.res_head; i++) {
-			struct sroce_res *c = &qp->resp.res[i % SROCE_RES_RING];
-			u32 off;
-
-			if (c->type != SROCE_RES_READ ||
-			    !sroce_resp_res_covers(c, psn))
-				continue;
-			off = sroce_psn_outstanding(psn, c->first_psn) *
-			      qp->pmtu;
-			if (h.reth.va != c->va + off ||
-			    h.reth.len != c->len - off ||
-			    h.reth.rkey != c->rkey)
-				return;
-			if (sroce_psn_before(psn, c->cur_psn))
-				c->cur_psn = psn;
-			return;
-		}
-	}
-
-	for (i = 0; i < SROCE_RES_RING; i++) {
-		const struct sroce_res *c = &qp->resp.res[i];
-
-		if (c->type != (read ? SROCE_RES_READ : SROCE_RES_ATOMIC) ||
-		    !sroce_resp_res_covers(c, psn))
-			continue;
-		if (c->cur_psn != sroce_psn_add(c->last_psn, 1))
-			return;	/* its responses are still going out */
-		old = c;
-	}
-	if (sroce_resp_res_pending(qp) >= SROCE_RES_RING)
-		return;
-	sroce_pkt_hdrs(pkt, &h);
-	if (read) {
-		/* The requester may ask for the rest only: its RETH says. */
-		npkts = sroce_seg_npkts(h.reth.len, qp->pmtu);
-		last = sroce_psn_add(psn, npkts - 1);
-		if (old ? last != old->last_psn :
-		    npkts > SROCE_REQ_MAX_READ_PKTS ||
-		    !sroce_psn_before(last, qp->resp.epsn))
-			return;
-		/*
-		 * A READ forgotten (its resource reused) is answered again
-		 * all the same: it reads memory, its RETH checked again.
-		 */
-		if (sroce_resp_rkey(qp, IB_ACCESS_REMOTE_READ, h.reth.rkey,
-				    h.reth.va, h.reth.len, &mr))
-			return;
-	} else {
-		if (!old)
-			return; /* an atomic forgotten cannot run again */
-		last = old->last_psn;
-	}
-	if (old) {
-		msn = old->msn;
-		orig = old->orig;
-	}
-	/* After the copies: the new resource may take the old one's slot. */
-	r = sroce_resp_res_new(qp, read ? SROCE_RES_READ : SROCE_RES_ATOMIC,
-			       psn, msn);
-	r->replay = true;
-	r->last_psn = last;
-	r->orig = orig;
-	r->mr = mr;
-	r->va = h.reth.va;
-	r->len = h.reth.len;
-	r->rkey = h.reth.rkey;
-}
-
-/* Next READ response packet of @r, or its atomic reply. */
-static struct sk_buff *sroce_resp_build_res(struct sroce_qp *qp,
-					    struct sroce_res *r)
-{
-	struct sroce_hdrs h = {};
-	struct sroce_seg seg = {};
-	struct sk_buff *skb;
-	u32 hdr_len, off = 0;
-	u8 *hdr;
-
-	if (r->type == SROCE_RES_READ) {
-		off = sroce_psn_outstanding(r->cur_psn, r->first_psn) *
-		      qp->pmtu;
-		if (sroce_seg_at(SROCE_TRANSPORT_RC, SROCE_MSG_READ_RESP,
-				 r->len, qp->pmtu, off, &seg))
-			return NULL;
-	} else {
-		seg.opcode = SROCE_OP_RC_ATOMIC_ACK;
-		seg.last = 1;
-	}
-	hdr_len = sroce_opcode_lookup(seg.opcode)->hdr_len;
-	skb = sroce_net_alloc_skb(qp, hdr_len, seg.paylen, &hdr);
-	if (!skb)
-		return NULL;
-	if (seg.paylen && sroce_mr_copy(r->mr, r->va + off, hdr + hdr_len,
-					seg.paylen, SROCE_MR_TO_BUF)) {
-		kfree_skb(skb);
-		return NULL;
-	}
-	h.bth.opcode = seg.opcode;
-	h.bth.pad = seg.pad;
-	h.bth.pkey = SROCE_DEFAULT_PKEY;
-	h.bth.dqpn = qp->attr.dest_qp_num;
-	h.bth.psn = r->cur_psn;
-	h.aeth.syndrome = SROCE_RESP_SYN_ACK;
-	h.aeth.msn = r->msn;
-	h.atmack = r->orig;
-	sroce_hdrs_build(hdr, hdr_len, &h);
-
-	r->cur_psn = sroce_psn_add(r->cur_psn, 1);
-	if (seg.last) {
-		if (r->mr)
-			sroce_mr_put(r->mr);
-		r->mr = NULL;
-		qp->resp.res_tail++;
-	}
-	return skb;
-}
-
-static struct sk_buff *sroce_resp_build_ack(struct sroce_qp *qp)
-{
-	u32 hdr_len = SROCE_BTH_LEN + SROCE_AETH_LEN;
-	struct sroce_hdrs h = {};
-	struct sk_buff *skb;
-	u8 *hdr;
-
-	skb = sroce_net_alloc_skb(qp, hdr_len, 0, &hdr);
-	if (!skb)
-		return NULL;
-	h.bth.opcode = SROCE_OP_RC_ACK;
-	h.bth.pkey = SROCE_DEFAULT_PKEY;
-	h.bth.dqpn = qp->attr.dest_qp_num;
-	h.bth.psn = qp->resp.ack.psn;
-	h.aeth.syndrome = qp->resp.ack.syndrome;
-	h.aeth.msn = qp->resp.ack.msn;
-	sroce_hdrs_build(hdr, hdr_len, &h);
-	qp->resp.ack.send = false;
-	return skb;
-}
-
-/*
- * Build up to SROCE_REQ_BATCH of the responder's packets, in order, onto
- * @list; lock held.  Returns the number built.  Out of memory, it stops:
- * the requester times out and asks again.
- */
-static int sroce_resp_build(struct sroce_qp *qp, struct sk_buff_head *list)
-{
-	struct sroce_resp *rs = &qp->resp;
-	struct sk_buff *skb;
-	int n = 0;
-
-	lockdep_assert_held(&qp->lock);
-	if (qp->destroyed)
-		return 0;
-	while (n < SROCE_REQ_BATCH) {
-		if (rs->res_tail != rs->res_head)
-			skb = sroce_resp_build_res(qp, &rs->res[rs->res_tail %
-							       SROCE_RES_RING]);
-		else if (qp->resp.ack.send)
-			skb = sroce_resp_build_ack(qp);
-		else
-			break;
-		if (!skb)
-			break;
-		__skb_queue_tail(list, skb);
-		n++;
-	}
-	return n;
-}
-
-/**
- * sroce_resp_run() - the responder's output engine (see the top)
- * @qp: the QP, lock not held; run by one context at a time (task.c)
- *
- * Return: true when everything is sent, false when its budget in softirq
- * is used up and the work item goes on.
- */
-bool sroce_resp_run(struct sroce_qp *qp)
-{
-	bool task = in_task();
-	struct sk_buff_head list;
-	struct sk_buff *skb;
-	unsigned long flags;
-	int n, sent = 0;
-
-	__skb_queue_head_init(&list);
-	do {
-		if (!task && sent >= SROCE_RESP_SOFTIRQ_BUDGET)
-			return false;	/* the work item goes on */
-		spin_lock_irqsave(&qp->lock, flags);
-		n = sroce_resp_build(qp, &list);
-		spin_unlock_irqrestore(&qp->lock, flags);
-
-		while ((skb = __skb_dequeue(&list)))
-			sroce_net_qp_xmit(qp, skb);
-		sent += n;
-		if (task)
-			cond_resched();
-	} while (n == SROCE_REQ_BATCH);
-	return true;
-}
-
 /* A new message inside one, or a continuation outside one */
 static bool sroce_resp_out_of_place(const struct sroce_qp *qp, u32 flags)
 {
@@ -931,30 +514,6 @@ out_unlock:
 	sroce_qp_notify(&nfy);
 	if (out)
 		sroce_resp_kick(qp);
-}
-
-/*
- * Drop the WRITE and SEND in progress and, with @responses, the responses
- * not yet sent.
- */
-static void sroce_resp_drop(struct sroce_qp *qp, bool responses)
-{
-	struct sroce_resp *rs = &qp->resp;
-
-	for (; responses && rs->res_tail != rs->res_head; rs->res_tail++) {
-		struct sroce_res *r = &rs->res[rs->res_tail % SROCE_RES_RING];
-
-		if (r->mr)
-			sroce_mr_put(r->mr);
-		r->mr = NULL;
-		r->type = SROCE_RES_NONE;
-	}
-	sroce_resp_end_write(qp);
-	if (qp->resp.in_msg || qp->resp.rwqe.num_sge)
-		sroce_sge_put(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge);
-	qp->resp.rwqe.num_sge = 0;
-	qp->resp.in_msg = false;
-	qp->resp.recv_off = 0;
 }
 
 /**

@@ -2,8 +2,8 @@
 /*
  * task.c - where the engines of a QP run.
  *
- * The requester (req.c) and the responder's output (resp.c) each run in
- * one context at a time per QP: the one that kicks it, unless another
+ * The requester (req.c) and the responder's output (resp_out.c) each run
+ * in one context at a time per QP: the one that kicks it, unless another
  * context runs it already (which then looks once more), or the QP's work
  * item when the kicker cannot (interrupts off) or when a run in softirq
  * used up its budget.

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdatomic.c - RDMA READ and atomic requests at the responder: responder
+ * resources, execution, and the replay of duplicates.
+ *
+ * Responder resources.  A ring of SROCE_RES_RING entries records every
+ * READ and atomic accepted: what remains to be sent, and, once answered,
+ * what a duplicate needs: the PSN range and MSN of a READ (answered again
+ * from memory, with the duplicate's RETH checked again) or the original
+ * value of an atomic (returned again, not executed twice).
+ *
+ * A new READ or atomic takes a resource only while fewer than
+ * max_dest_rd_atomic wait for their responses.  Under the QP lock, in
+ * softirq (the receive path, resp.c).
+ */
+#include "sroce.h"
+#include "resp.h"
+#include "proto/sroce_proto.h"
+
+/* Responses not all sent. */
+static u32 sroce_resp_res_pending(const struct sroce_qp *qp)
+{
+	return qp->resp.res_head - qp->resp.res_tail;
+}
+
+/*
+ * The next resource, for a request at @psn; NULL when every one waits for
+ * its responses.  The oldest answered one makes room.
+ */
+static struct sroce_res *sroce_resp_res_new(struct sroce_qp *qp, u8 type,
+					    u32 psn, u32 msn)
+{
+	struct sroce_res *r;
+
+	if (sroce_resp_res_pending(qp) >= SROCE_RES_RING)
+		return NULL;
+	r = &qp->resp.res[qp->resp.res_head++ % SROCE_RES_RING];
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->first_psn = psn;
+	r->last_psn = psn;
+	r->cur_psn = psn;
+	r->msn = msn;
+	return r;
+}
+
+/*
+ * May a new READ or atomic take a resource: max_dest_rd_atomic bounds
+ * those waiting for their responses.
+ */
+static bool sroce_resp_res_granted(struct sroce_qp *qp)
+{
+	u32 i, n = 0;
+
+	/* Answers again to duplicates are not new requests. */
+	for (i = qp->resp.res_tail; i != qp->resp.res_head; i++)
+		n += !qp->resp.res[i % SROCE_RES_RING].replay;
+	if (n < qp->attr.max_dest_rd_atomic)
+		return true;
+	ibdev_dbg(qp->ibqp.device,
+		  "QP %u: READ/atomic beyond max_dest_rd_atomic %u\n",
+		  qp->ibqp.qp_num, qp->attr.max_dest_rd_atomic);
+	return false;
+}
+
+/* Execute the expected RDMA READ request; lock held. */
+void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+		     struct sroce_nfy *nfy)
+{
+	struct sroce_hdrs h;
+	struct sroce_res *r;
+	struct sroce_mr *mr;
+	u32 npkts;
+	int err;
+
+	sroce_pkt_hdrs(pkt, &h);
+	npkts = sroce_seg_npkts(h.reth.len, qp->pmtu);
+	if (!sroce_resp_res_granted(qp) || h.reth.len > SROCE_MAX_MSG_SIZE ||
+	    npkts > SROCE_REQ_MAX_READ_PKTS) {
+		sroce_resp_invalid(qp, pkt, nfy);
+		return;
+	}
+	err = sroce_resp_rkey(qp, IB_ACCESS_REMOTE_READ, h.reth.rkey,
+			      h.reth.va, h.reth.len, &mr);
+	if (err) {
+		sroce_resp_refused(qp, err, pkt, nfy);
+		return;
+	}
+	qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
+	r = sroce_resp_res_new(qp, SROCE_RES_READ, pkt->bth.psn, qp->resp.msn);
+	r->last_psn = sroce_psn_add(pkt->bth.psn, npkts - 1);
+	r->mr = mr;
+	r->va = h.reth.va;
+	r->len = h.reth.len;
+	r->rkey = h.reth.rkey;
+	qp->resp.epsn = sroce_psn_add(r->last_psn, 1);
+	/* Its responses acknowledge the requests before it. */
+	qp->resp.ack.send = false;
+}
+
+/* Execute the expected atomic request; lock held. */
+void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+		       struct sroce_nfy *nfy)
+{
+	struct sroce_hdrs h;
+	struct sroce_mr *mr;
+	struct sroce_res *r;
+	u64 orig;
+	int err;
+
+	sroce_pkt_hdrs(pkt, &h);
+	if (!sroce_resp_res_granted(qp) || !IS_ALIGNED(h.atmeth.va, 8)) {
+		sroce_resp_invalid(qp, pkt, nfy);
+		return;
+	}
+	err = sroce_resp_rkey(qp, IB_ACCESS_REMOTE_ATOMIC, h.atmeth.rkey,
+			      h.atmeth.va, sizeof(u64), &mr);
+	if (err) {
+		sroce_resp_refused(qp, err, pkt, nfy);
+		return;
+	}
+	err = sroce_mr_atomic(mr, h.atmeth.va,
+			      pkt->bth.opcode == SROCE_OP_RC_CMP_SWAP,
+			      h.atmeth.swap_add, h.atmeth.compare, &orig);
+	sroce_mr_put(mr);
+	if (err) {
+		sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, IB_WC_REM_OP_ERR, pkt,
+				nfy);
+		return;
+	}
+	qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
+	r = sroce_resp_res_new(qp, SROCE_RES_ATOMIC, pkt->bth.psn,
+			       qp->resp.msn);
+	r->orig = orig;
+	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
+	qp->resp.ack.send = false;
+}
+
+/* Does the request at @psn lie in @r's PSNs */
+static bool sroce_resp_res_covers(const struct sroce_res *r, u32 psn)
+{
+	return sroce_psn_in_range(psn, r->first_psn,
+				  sroce_psn_outstanding(r->last_psn,
+							r->first_psn) + 1);
+}
+
+/*
+ * A duplicate READ or atomic: answer it again from the resource that
+ * answered it, unless that one is still being answered.  A READ whose
+ * resource was reused is read again; an atomic's is kept long enough
+ * (SROCE_RES_RING) for the requester's outstanding ones.  Lock held.
+ */
+void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	u32 psn = pkt->bth.psn, i, npkts, last;
+	bool read = pkt->info->flags & SROCE_OPF_READ;
+	const struct sroce_res *old = NULL;
+	struct sroce_mr *mr = NULL;
+	struct sroce_res *r;
+	struct sroce_hdrs h;
+	u32 msn = qp->resp.msn;
+	u64 orig = 0;
+
+	/*
+	 * A READ whose responses are still going out (first answer or a
+	 * replay) goes back to the PSN asked for: one stream of responses
+	 * per READ, however often the requester asks.  Its RETH must ask
+	 * for the rest of that READ.
+	 */
+	if (read) {
+		sroce_pkt_hdrs(pkt, &h);
+		for (i = qp->resp.res_tail; i != qp->resp.res_head; i++) {
+			struct sroce_res *c = &qp->resp.res[i % SROCE_RES_RING];
+			u32 off;
+
+			if (c->type != SROCE_RES_READ ||
+			    !sroce_resp_res_covers(c, psn))
+				continue;
+			off = sroce_psn_outstanding(psn, c->first_psn) *
+			      qp->pmtu;
+			if (h.reth.va != c->va + off ||
+			    h.reth.len != c->len - off ||
+			    h.reth.rkey != c->rkey)
+				return;
+			if (sroce_psn_before(psn, c->cur_psn))
+				c->cur_psn = psn;
+			return;
+		}
+	}
+
+	for (i = 0; i < SROCE_RES_RING; i++) {
+		const struct sroce_res *c = &qp->resp.res[i];
+
+		if (c->type != (read ? SROCE_RES_READ : SROCE_RES_ATOMIC) ||
+		    !sroce_resp_res_covers(c, psn))
+			continue;
+		if (c->cur_psn != sroce_psn_add(c->last_psn, 1))
+			return;	/* its responses are still going out */
+		old = c;
+	}
+	if (sroce_resp_res_pending(qp) >= SROCE_RES_RING)
+		return;
+	sroce_pkt_hdrs(pkt, &h);
+	if (read) {
+		/* The requester may ask for the rest only: its RETH says. */
+		npkts = sroce_seg_npkts(h.reth.len, qp->pmtu);
+		last = sroce_psn_add(psn, npkts - 1);
+		if (old ? last != old->last_psn :
+		    npkts > SROCE_REQ_MAX_READ_PKTS ||
+		    !sroce_psn_before(last, qp->resp.epsn))
+			return;
+		/*
+		 * A READ forgotten (its resource reused) is answered again
+		 * all the same: it reads memory, its RETH checked again.
+		 */
+		if (sroce_resp_rkey(qp, IB_ACCESS_REMOTE_READ, h.reth.rkey,
+				    h.reth.va, h.reth.len, &mr))
+			return;
+	} else {
+		if (!old)
+			return; /* an atomic forgotten cannot run again */
+		last = old->last_psn;
+	}
+	if (old) {
+		msn = old->msn;
+		orig = old->orig;
+	}
+	/* After the copies: the new resource may take the old one's slot. */
+	r = sroce_resp_res_new(qp, read ? SROCE_RES_READ : SROCE_RES_ATOMIC,
+			       psn, msn);
+	r->replay = true;
+	r->last_psn = last;
+	r->orig = orig;
+	r->mr = mr;
+	r->va = h.reth.va;
+	r->len = h.reth.len;
+	r->rkey = h.reth.rkey;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * resp.h - what the files of the responder share: request execution
+ * (resp.c), READ and atomics (rdatomic.c), output (resp_out.c) and UD
+ * datagrams (ud.c).  Everything here runs under the QP lock.
+ */
+#ifndef SROCE_RESP_H
+#define SROCE_RESP_H
+
+#include <rdma/ib_verbs.h>
+
+#include "proto/sroce_proto.h"
+
+struct sk_buff;
+struct sroce_mr;
+struct sroce_nfy;
+struct sroce_pkt;
+struct sroce_qp;
+
+/* The ACK syndrome: no end-to-end credits, as rdma_rxe and most NICs. */
+#define SROCE_RESP_SYN_ACK	sroce_aeth_syn_ack(SROCE_AETH_CREDIT_INVALID)
+
+/* resp.c */
+void sroce_resp_set_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
+void sroce_resp_fail(struct sroce_qp *qp, enum sroce_nak_code code,
+		     enum ib_wc_status status, const struct sroce_pkt *pkt,
+		     struct sroce_nfy *nfy);
+void sroce_resp_invalid(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			struct sroce_nfy *nfy);
+void sroce_resp_refused(struct sroce_qp *qp, int err,
+			const struct sroce_pkt *pkt, struct sroce_nfy *nfy);
+int sroce_resp_rkey(struct sroce_qp *qp, int access, u32 rkey, u64 va,
+		    u64 len, struct sroce_mr **mr);
+bool sroce_resp_take_rwqe(struct sroce_qp *qp, enum ib_wc_status *status);
+
+/* rdatomic.c */
+void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+		     struct sroce_nfy *nfy);
+void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+		       struct sroce_nfy *nfy);
+void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt);
+
+/* ud.c */
+void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
+		   const struct sroce_pkt *pkt, struct sroce_nfy *nfy);
+
+#endif /* SROCE_RESP_H */

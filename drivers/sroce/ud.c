@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ud.c - datagrams for UD QPs (and the GSI QP, UD on the wire): the
+ * receive of one datagram into a QP, and the fan-out of a multicast
+ * datagram to every QP attached to its group (groups: mcast.c).
+ *
+ * Nothing from the network can put a UD QP in ERROR: a wrong Q_Key or no
+ * receive posted drops the datagram (counted), a message too long for the
+ * receive completes it with IB_WC_LOC_LEN_ERR.  Only a receive WQE failing
+ * its checks, the consumer's own fault, moves the QP to ERROR.
+ */
+#include <linux/if_packet.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+
+#include "sroce.h"
+#include "counters.h"
+#include "mcast.h"
+#include "resp.h"
+#include "proto/sroce_proto.h"
+
+/*
+ * A datagram for a UD (or the GSI) QP; lock held.  A wrong Q_Key, or no
+ * receive posted, drops it (counted).  The receive gets the IP header in
+ * its first 40 bytes as the GRH (IPv4: 20 zero bytes, then the header),
+ * then the payload.  A message too long for the receive completes it with
+ * IB_WC_LOC_LEN_ERR and leaves the QP as it is (the sender's doing); a
+ * receive WQE failing its checks is the consumer's, and moves the QP to
+ * ERROR as on RC.
+ */
+void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
+		   const struct sroce_pkt *pkt, struct sroce_nfy *nfy)
+{
+	struct sroce_stats __percpu *stats = qp->sdev->stats;
+	struct sroce_cqe cqe = { .opcode = IB_WC_RECV };
+	u8 grh[SROCE_GRH_LEN] = {};
+	enum ib_wc_status status;
+	struct sroce_hdrs h;
+
+	sroce_pkt_hdrs(pkt, &h);
+	if (h.deth.qkey != qp->attr.qkey) {
+		sroce_stats_inc(stats, SROCE_CNT_QKEY_DROPS);
+		return;
+	}
+	if (!sroce_resp_take_rwqe(qp, &status)) {
+		sroce_stats_inc(stats, SROCE_CNT_NO_RECV_DROPS);
+		return;
+	}
+	if (ip_hdr(skb)->version == 6) {
+		memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
+		cqe.network_hdr_type = RDMA_NETWORK_IPV6;
+	} else {
+		memcpy(grh + SROCE_GRH_LEN - sizeof(struct iphdr), ip_hdr(skb),
+		       sizeof(struct iphdr));
+		cqe.network_hdr_type = RDMA_NETWORK_IPV4;
+	}
+	if (status)
+		cqe.status = status;
+	else if (pkt->paylen > qp->resp.rwqe.length ||
+		 qp->resp.rwqe.length - pkt->paylen < SROCE_GRH_LEN)
+		cqe.status = IB_WC_LOC_LEN_ERR;
+	else if (sroce_sge_copy(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge, 0,
+				grh, SROCE_GRH_LEN, SROCE_MR_FROM_BUF) ||
+		 sroce_sge_scatter_skb(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
+				       SROCE_GRH_LEN, skb,
+				       SROCE_UDP_HLEN + pkt->info->hdr_len,
+				       pkt->paylen))
+		cqe.status = IB_WC_LOC_PROT_ERR;
+
+	cqe.wr_id = qp->resp.rwqe.wr_id;
+	if (!cqe.status) {
+		cqe.byte_len = SROCE_GRH_LEN + pkt->paylen;
+		cqe.src_qp = h.deth.sqpn;
+		cqe.wc_flags = SROCE_WC_F_GRH;
+		if (pkt->info->flags & SROCE_OPF_IMM) {
+			cqe.wc_flags |= SROCE_WC_F_WITH_IMM;
+			cqe.imm_data = (__force u32)cpu_to_be32(h.imm);
+		}
+	} else {
+		cqe.network_hdr_type = 0;
+	}
+	sroce_sge_put(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge);
+	qp->resp.rwqe.num_sge = 0;
+	qp->resp.in_msg = false;
+	/* The slot is free before its completion shows (the uapi). */
+	sroce_queue_store_consumer(&qp->rq, ++qp->resp.rq_cons);
+	sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe,
+			  !cqe.status && (pkt->bth.flags & SROCE_BTHF_SE), nfy);
+	if (cqe.status && cqe.status != IB_WC_LOC_LEN_ERR)
+		sroce_qp_error(qp, nfy);
+}
+
+/**
+ * sroce_mcast_recv() - a valid datagram with a multicast QPN or address
+ * @sdev: the device it arrived on
+ * @skb: the datagram, data at the UDP header (not consumed)
+ * @pkt: its transport headers
+ * @net: its IP and UDP headers
+ *
+ * A UD packet with the multicast QPN (0xffffff) to a multicast address
+ * goes to every QP attached to the group of that address, each with its
+ * own Q_Key check and receive WQE (sroce_resp_rcv()), except the QP that
+ * sent it when the IP stack looped it back from this device.  Anything
+ * else (a multicast QPN to a unicast address, a unicast QPN to a multicast
+ * address, another transport, a group with no QP here) is dropped.
+ * Softirq, under rcu_read_lock (the socket's receive path).
+ *
+ * Return: the datagram's fate: SROCE_CNT_RX_MCAST or
+ * SROCE_CNT_RX_DROP_MCAST.
+ */
+enum sroce_counter sroce_mcast_recv(struct sroce_dev *sdev,
+				    struct sk_buff *skb,
+				    const struct sroce_pkt *pkt,
+				    const struct sroce_net *net)
+{
+	u32 self = U32_MAX;	/* no QP number: 24 bits */
+	struct sroce_hdrs h;
+	struct sroce_mca *a;
+	struct sroce_mcg *g;
+	struct sroce_qp *qp;
+
+	if (pkt->bth.dqpn != IB_MULTICAST_QPN ||
+	    !sroce_mcast_addr(net->daddr) ||
+	    sroce_pkt_check_qp(pkt, SROCE_TRANSPORT_UD, SROCE_MAX_PMTU) !=
+		    SROCE_RX_OK)
+		return SROCE_CNT_RX_DROP_MCAST;
+	/* Sent by this device (multicast loopback): not to the sender. */
+	if (skb->pkt_type == PACKET_LOOPBACK) {
+		sroce_pkt_hdrs(pkt, &h);
+		self = h.deth.sqpn;
+	}
+
+	rcu_read_lock();
+	g = sroce_mcg_find(sdev, net->daddr);
+	if (!g) {
+		rcu_read_unlock();
+		return SROCE_CNT_RX_DROP_MCAST;
+	}
+	list_for_each_entry_rcu(a, &g->qps, grp_node) {
+		qp = a->qp;
+		if (qp->ibqp.qp_num == self) {
+			sroce_stats_inc(sdev->stats,
+					SROCE_CNT_MCAST_SELF_SKIPS);
+			continue;
+		}
+		if (!refcount_inc_not_zero(&qp->ref))
+			continue;
+		sroce_resp_rcv(qp, skb, pkt);
+		sroce_qp_put(qp);
+	}
+	rcu_read_unlock();
+	return SROCE_CNT_RX_MCAST;
+}

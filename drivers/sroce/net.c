@@ -7,7 +7,6 @@
  * A device sends from its namespace's sockets (socket.c), which it holds
  * for its whole life.
  */
-#include <linux/hash.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
@@ -79,7 +78,7 @@ int sroce_net_xmit(struct sroce_dev *sdev, struct sk_buff *skb,
 					    av->dgid.raw),
 		.tos = av->tclass,
 		.ttl = av->hop_limit ? av->hop_limit : 64,
-		.sport = SROCE_UDP_SPORT_MIN + hash_32(qpn, 14),
+		.sport = sroce_udp_sport_qpn(qpn),
 		.dport = SROCE_UDP_PORT,
 	};
 	u32 len = skb->len, nhl = sroce_net_hlen(&hdr);

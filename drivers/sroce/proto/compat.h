@@ -7,7 +7,8 @@
  * builds the same small vocabulary: the u8..u64 types, memcpy/memset, the
  * big- and little-endian unaligned load/store helpers and a raw CRC-32.
  * In the module the helpers are the kernel's own (../proto_kernel.h); on the
- * host they are written out below.
+ * host they are written out below.  proto_kernel.h lives outside proto/ on
+ * purpose: it includes kernel headers, and no file in proto/ may.
  */
 #ifndef SROCE_PROTO_COMPAT_H
 #define SROCE_PROTO_COMPAT_H

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
 # Objects of the protocol core, included by drivers/sroce/Kbuild.
 # crc32_host.c is host-only (tests, fuzzers) and is not listed.
-SROCE_PROTO_OBJS := proto/opcode.o proto/pkt.o proto/net.o proto/icrc.o \
-		    proto/rc.o
+SROCE_PROTO_OBJS := proto/opcode.o proto/pkt.o proto/encap.o proto/icrc.o \
+		    proto/rc.o proto/seg.o

@@ -12,9 +12,10 @@
 #include "wire.h"
 #include "opcode.h"
 #include "pkt.h"
-#include "net.h"
+#include "encap.h"
 #include "icrc.h"
 #include "psn.h"
 #include "rc.h"
+#include "seg.h"
 
 #endif /* SROCE_PROTO_H */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * The IPv4/IPv6 + UDP encapsulation of RoCEv2.
+ * encap.h - the IPv4/IPv6 + UDP encapsulation of RoCEv2.
  */
-#ifndef SROCE_PROTO_NET_H
-#define SROCE_PROTO_NET_H
+#ifndef SROCE_PROTO_ENCAP_H
+#define SROCE_PROTO_ENCAP_H
 
 #include "pkt.h"
 
@@ -68,4 +68,9 @@ enum sroce_rx_reason sroce_frame_parse(const u8 *buf, u32 len, u16 pkey,
 				       struct sroce_net *net,
 				       struct sroce_pkt *pkt);
 
-#endif /* SROCE_PROTO_NET_H */
+/* UDP source port of a QP (0xc000..0xffff), as rdma_rxe derives it */
+u16 sroce_udp_sport_qpn(u32 qpn);
+/* UDP source port from an IPv6 flow label, as rdma_flow_label_to_udp_sport() */
+u16 sroce_udp_sport_flow(u32 flow_label);
+
+#endif /* SROCE_PROTO_ENCAP_H */

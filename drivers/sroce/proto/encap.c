@@ -3,7 +3,7 @@
  * IPv4/IPv6 + UDP encapsulation, and whole-packet build and parse for
  * contiguous buffers (ACKs, tests, fuzzers).
  */
-#include "net.h"
+#include "encap.h"
 #include "icrc.h"
 
 u16 sroce_ipv4_csum(const u8 *iph)
@@ -176,4 +176,17 @@ enum sroce_rx_reason sroce_frame_parse(const u8 *buf, u32 len, u16 pkey,
 	if (icrc != sroce_icrc_get(pkt->hdr + sroce_pkt_icrc_off(pkt)))
 		return SROCE_RX_BAD_ICRC;
 	return SROCE_RX_OK;
+}
+
+u16 sroce_udp_sport_qpn(u32 qpn)
+{
+	/* hash_32(qpn, 14): multiplicative hash by the 32-bit golden ratio */
+	return (u16)(SROCE_UDP_SPORT_MIN + ((qpn * 0x61c88647u) >> (32 - 14)));
+}
+
+u16 sroce_udp_sport_flow(u32 flow_label)
+{
+	u32 fl = flow_label & 0xfffff;
+
+	return (u16)(((fl & 0x3fff) ^ (fl >> 14)) | SROCE_UDP_SPORT_MIN);
 }

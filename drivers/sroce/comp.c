@@ -38,6 +38,7 @@ void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy)
 {
 	struct sroce_cq *cq = sroce_qp_send_cq(qp);
 
+	lockdep_assert_held(&qp->lock);
 	while (qp->comp.sq_retire != qp->req.sq_cur) {
 		struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
 
@@ -69,6 +70,7 @@ static void sroce_comp_rewind(struct sroce_qp *qp, u32 psn)
 {
 	u32 i;
 
+	lockdep_assert_held(&qp->lock);
 	if (!sroce_psn_in_range(psn, qp->comp.psn_una,
 				sroce_psn_outstanding(qp->req.psn_next,
 						      qp->comp.psn_una)))
@@ -110,6 +112,7 @@ static void sroce_comp_rewind(struct sroce_qp *qp, u32 psn)
 void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
 		     struct sroce_nfy *nfy)
 {
+	lockdep_assert_held(&qp->lock);
 	if (qp->comp.sq_retire != qp->req.sq_head) {
 		struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
 		struct sroce_cqe cqe = {
@@ -236,6 +239,7 @@ void sroce_comp_reset(struct sroce_qp *qp)
  */
 void sroce_comp_loss(struct sroce_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
 	qp->comp.cwnd = max_t(u32, qp->comp.cwnd - qp->comp.cwnd / 4,
 			      SROCE_REQ_WINDOW_MIN);
 	qp->comp.cwnd_acked = 0;
@@ -275,6 +279,7 @@ bool sroce_comp_goback(struct sroce_qp *qp, u32 psn, bool force)
 {
 	u64 now = ktime_get_ns(), guard = sroce_comp_guard_ns(qp);
 
+	lockdep_assert_held(&qp->lock);
 	if (!force && qp->comp.goback_ns && now - qp->comp.goback_ns < guard) {
 		if (!qp->timers.goback_owed ||
 		    sroce_psn_before(qp->timers.gap_psn, psn))
@@ -337,6 +342,7 @@ static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 acked, bool rnr,
 {
 	u32 n;
 
+	lockdep_assert_held(&qp->lock);
 	if (!sroce_psn_in_range(acked, qp->comp.psn_una,
 				sroce_comp_unacked(qp)))
 		return;
@@ -367,6 +373,7 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	u32 acked = psn, implied = 0;
 	bool gap = false;
 
+	lockdep_assert_held(&qp->lock);
 	/* A NAK acknowledges what precedes its PSN. */
 	if (sroce_aeth_type(syndrome) != SROCE_AETH_ACK)
 		acked = sroce_psn_add(psn, SROCE_PSN_MASK);	/* psn - 1 */
@@ -449,6 +456,7 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	bool gap = false, early;
 	int ret;
 
+	lockdep_assert_held(&qp->lock);
 	if (!sroce_psn_in_range(psn, qp->comp.psn_una, sroce_comp_unacked(qp)))
 		return false;	/* a duplicate, or beyond what was asked */
 	/* The READ or atomic the response belongs to (asked for at least once). */

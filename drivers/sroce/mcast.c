@@ -126,6 +126,7 @@ static int sroce_mcg_join(struct sroce_dev *sdev, const union ib_gid *mgid)
 	u8 mac[ETH_ALEN];
 	int ret;
 
+	lockdep_assert_held(&sdev->mcast.lock);
 	sroce_mcast_mac(mgid, mac);
 	rtnl_lock();
 	ret = dev_mc_add(ndev, mac);

@@ -69,6 +69,7 @@ int sroce_mw_alloc(struct ib_mw *ibmw, struct ib_udata *udata)
 /* Drop the window's region; key_lock held. */
 static void sroce_mw_unbind(struct sroce_mw *mw)
 {
+	lockdep_assert_held(&to_sdev(mw->ibmw.device)->key_lock);
 	if (mw->mr) {
 		mw->mr->num_mw--;
 		sroce_mr_put(mw->mr);
@@ -135,6 +136,7 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 	unsigned long flags;
 	int ret;
 
+	lockdep_assert_held(&qp->lock);
 	if (w->swap & ~(u64)SROCE_MW_ACCESS_OK)
 		return -EINVAL;
 	if (len) {

@@ -2,8 +2,8 @@
 /*
  * pd.c - protection domains.
  *
- * A PD has no state of its own yet: it is the owner that QPs, MRs, MWs, AHs
- * and SRQs will name.  The core allocates and frees its memory; the driver
+ * A PD has no state of its own: it is the owner that QPs, MRs, MWs, AHs
+ * and SRQs name.  The core allocates and frees its memory; the driver
  * only bounds how many exist (SROCE_MAX_PD, reported as max_pd).
  */
 #include "sroce.h"

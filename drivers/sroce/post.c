@@ -165,7 +165,7 @@ static int sroce_qp_write_swqe(struct sroce_qp *qp,
  * go into the same ring.
  *
  * Return: 0, -EINVAL (wrong state, bad request, work requests from user
- * space), -EOPNOTSUPP (an operation sroce does not carry yet), -ENOMEM
+ * space), -EOPNOTSUPP (an operation sroce does not carry), -ENOMEM
  * (queue full).
  */
 int sroce_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

@@ -476,6 +476,7 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 {
 	struct ib_qp_attr *a = &qp->attr;
 
+	lockdep_assert_held(&qp->lock);
 	if (mask & IB_QP_ACCESS_FLAGS)
 		a->qp_access_flags = attr->qp_access_flags;
 	if (mask & IB_QP_PKEY_INDEX)

@@ -73,6 +73,7 @@ void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	u32 npkts;
 	int err;
 
+	lockdep_assert_held(&qp->lock);
 	sroce_pkt_hdrs(pkt, &h);
 	npkts = sroce_seg_npkts(h.reth.len, qp->pmtu);
 	if (!sroce_resp_res_granted(qp) || h.reth.len > SROCE_MAX_MSG_SIZE ||
@@ -108,6 +109,7 @@ void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	u64 orig;
 	int err;
 
+	lockdep_assert_held(&qp->lock);
 	sroce_pkt_hdrs(pkt, &h);
 	if (!sroce_resp_res_granted(qp) || !IS_ALIGNED(h.atmeth.va, 8)) {
 		sroce_resp_invalid(qp, pkt, nfy);
@@ -161,6 +163,7 @@ void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	u32 msn = qp->resp.msn;
 	u64 orig = 0;
 
+	lockdep_assert_held(&qp->lock);
 	/*
 	 * A READ whose responses are still going out (first answer or a
 	 * replay) goes back to the PSN asked for: one stream of responses

@@ -419,6 +419,7 @@ static bool sroce_req_rd_blocked(struct sroce_qp *qp,
 	bool rd = sroce_req_is_rd(w->opcode);
 	u32 i, n = 0;
 
+	lockdep_assert_held(&qp->lock);
 	if (qp->req.cur_off || (!rd && !(w->send_flags & SROCE_SEND_FENCE)))
 		return false;
 	for (i = qp->comp.sq_retire; i != qp->req.sq_cur; i++)
@@ -438,6 +439,7 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w,
 {
 	int ret;
 
+	lockdep_assert_held(&qp->lock);
 	switch (w->opcode) {
 	case IB_UVERBS_WR_BIND_MW:
 		ret = sroce_mw_bind(qp, w);
@@ -482,6 +484,7 @@ static void sroce_req_fail_head(struct sroce_qp *qp,
 		.opcode = sroce_req_wc_opcode(w->opcode),
 	};
 
+	lockdep_assert_held(&qp->lock);
 	sroce_req_release_swqe(w);
 	sroce_queue_store_consumer(&qp->sq, ++qp->comp.sq_retire);
 	if (qp->req.sq_cur < qp->comp.sq_retire)

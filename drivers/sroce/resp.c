@@ -51,6 +51,7 @@
  */
 void sroce_resp_set_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 {
+	lockdep_assert_held(&qp->lock);
 	if (!sroce_qp_is_rc(qp))
 		return;
 	qp->resp.ack.send = true;
@@ -82,6 +83,7 @@ static void sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 	};
 	bool solicited = false;
 
+	lockdep_assert_held(&qp->lock);
 	if (!status && (pkt->info->flags & SROCE_OPF_IMM)) {
 		cqe.wc_flags |= SROCE_WC_F_WITH_IMM;
 		cqe.imm_data = (__force u32)cpu_to_be32(h->imm);
@@ -118,6 +120,7 @@ void sroce_resp_fail(struct sroce_qp *qp, enum sroce_nak_code code,
 		     enum ib_wc_status status,
 			    const struct sroce_pkt *pkt, struct sroce_nfy *nfy)
 {
+	lockdep_assert_held(&qp->lock);
 	if (!sroce_qp_is_rc(qp) && code != SROCE_NAK_REMOTE_OP) {
 		/*
 		 * UC: the sender learns nothing and the connection stays; the
@@ -208,6 +211,7 @@ bool sroce_resp_take_rwqe(struct sroce_qp *qp,
 {
 	u32 prod = sroce_queue_load_producer(&qp->rq);
 
+	lockdep_assert_held(&qp->lock);
 	if (prod == qp->resp.rq_cons ||
 	    prod - qp->resp.rq_cons > qp->rq.num_entries)
 		return false;
@@ -241,6 +245,7 @@ static void sroce_resp_drop(struct sroce_qp *qp, bool responses)
 {
 	struct sroce_resp *rs = &qp->resp;
 
+	lockdep_assert_held(&qp->lock);
 	for (; responses && rs->res_tail != rs->res_head; rs->res_tail++) {
 		struct sroce_res *r = &rs->res[rs->res_tail % SROCE_RES_RING];
 
@@ -272,6 +277,7 @@ static bool sroce_resp_uc_accept(struct sroce_qp *qp,
 	bool inside = (flags & SROCE_OPF_SEND) ? qp->resp.in_msg :
 						 qp->resp.in_write;
 
+	lockdep_assert_held(&qp->lock);
 	if (pkt->bth.psn != qp->resp.epsn) {
 		if (qp->resp.in_msg || qp->resp.in_write)
 			sroce_stats_inc(qp->sdev->stats, SROCE_CNT_UC_DROPS);
@@ -302,6 +308,7 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	u32 flags = pkt->info->flags;
 	struct sroce_hdrs h;
 
+	lockdep_assert_held(&qp->lock);
 	if (flags & SROCE_OPF_FIRST) {
 		bool taken = sroce_resp_take_wqe(qp, &status, nfy);
 
@@ -376,6 +383,7 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_hdrs h;
 	int ret;
 
+	lockdep_assert_held(&qp->lock);
 	sroce_pkt_hdrs(pkt, &h);
 	if (flags & SROCE_OPF_FIRST) {
 		if (h.reth.len > SROCE_MAX_MSG_SIZE)

@@ -10,9 +10,8 @@
  * Two sockets, an IPv4 one and an IPv6-only one, rather than one dual-stack
  * IPv6 socket, as rdma_rxe, vxlan and WireGuard do: IPv4 works on a system
  * booted with ipv6.disable=1 (the IPv6 socket is then skipped), IPv4
- * packets arrive with IPv4 headers (no v4-mapped detour), and the future
- * transmit path has a socket of the matching family for
- * udp_tunnel_xmit_skb() / udp_tunnel6_xmit_skb().  A port already bound in
+ * packets arrive with IPv4 headers (no v4-mapped detour), and transmission
+ * (net.c) has a socket of the matching family to send from.  A port already bound in
  * the namespace, in either family (rdma_rxe binds both in init_net when it
  * loads), fails the device's creation with the socket's error, typically
  * -EADDRINUSE, and nothing is left behind.

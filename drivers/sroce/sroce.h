@@ -120,7 +120,7 @@ struct sroce_dev {
  * struct sroce_ucontext - a user context (one per open of the uverbs device)
  * @ibuc: the core context; must stay first
  *
- * Nothing of its own yet: mmap entries will hang off it.
+ * Nothing of its own: the core keeps the rings' mmap entries (queue.c).
  */
 struct sroce_ucontext {
 	struct ib_ucontext ibuc;

@@ -38,6 +38,7 @@ void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 	enum ib_wc_status status;
 	struct sroce_hdrs h;
 
+	lockdep_assert_held(&qp->lock);
 	sroce_pkt_hdrs(pkt, &h);
 	if (h.deth.qkey != qp->attr.qkey) {
 		sroce_stats_inc(stats, SROCE_CNT_QKEY_DROPS);

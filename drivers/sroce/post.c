@@ -6,6 +6,7 @@
  * User space posts without a system call; its POST_SEND is a doorbell.
  */
 #include "sroce.h"
+#include "proto/sroce_proto.h"
 
 /**
  * sroce_rwqe_post() - write a kernel user's receive requests into a ring
@@ -51,44 +52,29 @@ int sroce_rwqe_post(struct sroce_queue *rq, u32 cons, u32 max_sge,
 	return ret;
 }
 
-/* The uverbs opcode of a kernel work request; false if not carried. */
-static bool sroce_qp_wr_opcode(enum ib_wr_opcode op, u32 *out)
-{
-	switch (op) {
-	case IB_WR_SEND:
-		*out = IB_UVERBS_WR_SEND;
-		return true;
-	case IB_WR_SEND_WITH_IMM:
-		*out = IB_UVERBS_WR_SEND_WITH_IMM;
-		return true;
-	case IB_WR_SEND_WITH_INV:
-		*out = IB_UVERBS_WR_SEND_WITH_INV;
-		return true;
-	case IB_WR_LOCAL_INV:
-		*out = IB_UVERBS_WR_LOCAL_INV;
-		return true;
-	case IB_WR_REG_MR:
-		*out = SROCE_WR_REG_MR;
-		return true;
-	case IB_WR_RDMA_WRITE:
-		*out = IB_UVERBS_WR_RDMA_WRITE;
-		return true;
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		*out = IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
-		return true;
-	case IB_WR_RDMA_READ:
-		*out = IB_UVERBS_WR_RDMA_READ;
-		return true;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-		*out = IB_UVERBS_WR_ATOMIC_CMP_AND_SWP;
-		return true;
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		*out = IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
-		return true;
-	default:
-		return false;
-	}
-}
+/*
+ * The work-request table (proto/wr.h) is keyed by the uverbs opcodes, which
+ * the kernel's IB_WR_* share; REG_MR is the kernel's own.
+ */
+static_assert((int)SROCE_WR_OP_RDMA_WRITE == (int)IB_WR_RDMA_WRITE &&
+	      (int)SROCE_WR_OP_RDMA_WRITE_IMM == (int)IB_WR_RDMA_WRITE_WITH_IMM &&
+	      (int)SROCE_WR_OP_SEND == (int)IB_WR_SEND &&
+	      (int)SROCE_WR_OP_SEND_IMM == (int)IB_WR_SEND_WITH_IMM &&
+	      (int)SROCE_WR_OP_RDMA_READ == (int)IB_WR_RDMA_READ &&
+	      (int)SROCE_WR_OP_CMP_SWAP == (int)IB_WR_ATOMIC_CMP_AND_SWP &&
+	      (int)SROCE_WR_OP_FETCH_ADD == (int)IB_WR_ATOMIC_FETCH_AND_ADD &&
+	      (int)SROCE_WR_OP_LOCAL_INV == (int)IB_WR_LOCAL_INV &&
+	      (int)SROCE_WR_OP_BIND_MW == (int)IB_UVERBS_WR_BIND_MW &&
+	      (int)SROCE_WR_OP_SEND_INV == (int)IB_WR_SEND_WITH_INV &&
+	      (int)SROCE_WR_OP_REG_MR == (int)IB_WR_REG_MR);
+static_assert((int)SROCE_WC_OP_SEND == (int)IB_WC_SEND &&
+	      (int)SROCE_WC_OP_RDMA_WRITE == (int)IB_WC_RDMA_WRITE &&
+	      (int)SROCE_WC_OP_RDMA_READ == (int)IB_WC_RDMA_READ &&
+	      (int)SROCE_WC_OP_COMP_SWAP == (int)IB_WC_COMP_SWAP &&
+	      (int)SROCE_WC_OP_FETCH_ADD == (int)IB_WC_FETCH_ADD &&
+	      (int)SROCE_WC_OP_BIND_MW == (int)IB_WC_BIND_MW &&
+	      (int)SROCE_WC_OP_LOCAL_INV == (int)IB_WC_LOCAL_INV &&
+	      (int)SROCE_WC_OP_REG_MR == (int)IB_WC_REG_MR);
 
 /* Kernel post_send: an ib_send_wr as a WQE in the ring. */
 static int sroce_qp_write_swqe(struct sroce_qp *qp,
@@ -96,12 +82,14 @@ static int sroce_qp_write_swqe(struct sroce_qp *qp,
 {
 	struct sroce_send_wqe *w = slot;
 	struct sroce_sge *sge = slot + sizeof(*w);
-	u32 opcode;
+	const struct sroce_wr_info *info = sroce_wr_info(wr->opcode);
+	u32 opcode = wr->opcode;
 	int i;
 
 	if (wr->num_sge < 0 || wr->num_sge > qp->cap.max_send_sge)
 		return -EINVAL;
-	if (!sroce_qp_wr_opcode(wr->opcode, &opcode))
+	/* Which QP type may post it, the requester checks (req.c). */
+	if (!info || (info->flags & SROCE_WRF_USER))
 		return -EOPNOTSUPP;
 	if (wr->send_flags & IB_SEND_INLINE)
 		return -EINVAL; /* kernel users pass addresses, not data */
@@ -127,7 +115,7 @@ static int sroce_qp_write_swqe(struct sroce_qp *qp,
 		w->remote_addr = rdma_wr(wr)->remote_addr;
 		w->rkey = rdma_wr(wr)->rkey;
 		break;
-	case SROCE_WR_REG_MR:
+	case SROCE_WR_OP_REG_MR:
 		w->rkey = reg_wr(wr)->key;
 		w->swap = reg_wr(wr)->access;
 		break;

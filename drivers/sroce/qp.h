@@ -35,13 +35,6 @@ struct sroce_srq;
 /* The largest message: IBTA's 2^31 bytes. */
 #define SROCE_MAX_MSG_SIZE	BIT(31)
 
-/*
- * The opcode of a kernel user's REG_MR in the send ring: no uverbs opcode
- * exists for it (user space cannot fast-register), and one from a user
- * ring completes with IB_WC_LOC_QP_OP_ERR.
- */
-#define SROCE_WR_REG_MR		0x20
-
 /* The GRH a UD receive buffer starts with (IBTA 11.4.1.2) */
 #define SROCE_GRH_LEN		40
 

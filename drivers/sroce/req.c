@@ -33,58 +33,49 @@
 
 /**
  * sroce_req_wc_opcode() - the completion opcode of a send WQE
- * @opcode: enum ib_uverbs_wr_opcode
+ * @opcode: enum ib_uverbs_wr_opcode, or SROCE_WR_OP_REG_MR; any value
+ *	(a WQE flushed from the ring is not checked)
  *
- * Return: enum ib_wc_opcode.
+ * Return: enum ib_wc_opcode (IB_WC_SEND for an opcode sroce does not
+ * carry).
  */
 enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode)
 {
-	switch (opcode) {
-	case IB_UVERBS_WR_RDMA_WRITE:
-	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
-		return IB_WC_RDMA_WRITE;
-	case IB_UVERBS_WR_RDMA_READ:
-		return IB_WC_RDMA_READ;
-	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
-		return IB_WC_COMP_SWAP;
-	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
-		return IB_WC_FETCH_ADD;
-	case IB_UVERBS_WR_LOCAL_INV:
-		return IB_WC_LOCAL_INV;
-	case IB_UVERBS_WR_BIND_MW:
-		return IB_WC_BIND_MW;
-	case SROCE_WR_REG_MR:
-		return IB_WC_REG_MR;
-	default:
-		return IB_WC_SEND;
-	}
+	const struct sroce_wr_info *info = sroce_wr_info(opcode);
+
+	return info ? info->wc_opcode : IB_WC_SEND;
 }
 
 /**
  * sroce_req_is_local() - is a send WQE executed without a packet
- * @opcode: enum ib_uverbs_wr_opcode
+ * @opcode: a carried opcode (fetched)
  *
  * Return: true for BIND_MW, LOCAL_INV and REG_MR: the requester executes
  * them in their turn; they complete once everything before them has.
  */
 bool sroce_req_is_local(u32 opcode)
 {
-	return opcode == IB_UVERBS_WR_BIND_MW ||
-	       opcode == IB_UVERBS_WR_LOCAL_INV || opcode == SROCE_WR_REG_MR;
+	return sroce_wr_info(opcode)->flags & SROCE_WRF_LOCAL;
 }
 
 /**
  * sroce_req_is_rd() - does a send WQE use a responder resource
- * @opcode: enum ib_uverbs_wr_opcode
+ * @opcode: a carried opcode (fetched)
  *
  * Return: true for RDMA READ and the atomics, which max_rd_atomic limits
  * and a fence waits for.
  */
 bool sroce_req_is_rd(u32 opcode)
 {
-	return opcode == IB_UVERBS_WR_RDMA_READ ||
-	       opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
+	return sroce_wr_is_rd(sroce_wr_info(opcode));
+}
+
+/* The QP type of @qp as a bit of the work-request table's masks */
+static u8 sroce_req_qpt(const struct sroce_qp *qp)
+{
+	if (sroce_qp_is_ud(qp))
+		return SROCE_WR_QPT_UD;
+	return sroce_qp_is_rc(qp) ? SROCE_WR_QPT_RC : SROCE_WR_QPT_UC;
 }
 
 /**
@@ -136,6 +127,7 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 	struct sroce_swqe *w = sroce_swqe_at(qp, qp->req.sq_head);
 	const void *slot = sroce_queue_slot(&qp->sq, qp->req.sq_head);
 	enum ib_wc_status status = IB_WC_SUCCESS;
+	const struct sroce_wr_info *info;
 	struct sroce_send_wqe u;
 	u64 total;
 	u32 prod;
@@ -166,50 +158,24 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 	w->compare_add = u.compare_add;
 	w->swap = u.swap;
 
-	/*
-	 * A datagram QP only sends; an unreliable connection has no READ,
-	 * atomics or SEND_WITH_INV (ibv_post_send(3), IBTA 9.2).
-	 */
-	if ((sroce_qp_is_ud(qp) && u.opcode != IB_UVERBS_WR_SEND &&
-	     u.opcode != IB_UVERBS_WR_SEND_WITH_IMM) ||
-	    (qp->ibqp.qp_type == IB_QPT_UC &&
-	     (sroce_req_is_rd(u.opcode) ||
-	      u.opcode == IB_UVERBS_WR_SEND_WITH_INV))) {
+	/* Which QP types post what, and who may: the table (proto/wr.c). */
+	info = sroce_wr_info(u.opcode);
+	if (!info || !(info->qp_types & sroce_req_qpt(qp)) ||
+	    (info->flags & (qp->user ? SROCE_WRF_KERNEL : SROCE_WRF_USER))) {
+		ibdev_dbg(qp->ibqp.device, "QP %u: send opcode %u\n",
+			  qp->ibqp.qp_num, u.opcode);
 		status = IB_WC_LOC_QP_OP_ERR;
 		goto out;
 	}
-	switch (u.opcode) {
-	case IB_UVERBS_WR_SEND:
-	case IB_UVERBS_WR_SEND_WITH_IMM:
-	case IB_UVERBS_WR_SEND_WITH_INV:
-	case IB_UVERBS_WR_RDMA_WRITE:
-	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
-		break;
-	case SROCE_WR_REG_MR:
-		if (qp->user) {
-			status = IB_WC_LOC_QP_OP_ERR;
-			goto out;
-		}
-		fallthrough;
-	case IB_UVERBS_WR_BIND_MW:
-	case IB_UVERBS_WR_LOCAL_INV:
+	if (info->flags & SROCE_WRF_LOCAL) {
 		/* No gather list: executed when their turn comes. */
 		if (w->send_flags & SROCE_SEND_INLINE)
 			status = IB_WC_LOC_QP_OP_ERR;
 		goto out;
-	case IB_UVERBS_WR_RDMA_READ:
-	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
-	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
-		/* No responder resources granted: the peer would refuse. */
-		if (!qp->attr.max_rd_atomic ||
-		    (w->send_flags & SROCE_SEND_INLINE)) {
-			status = IB_WC_LOC_QP_OP_ERR;
-			goto out;
-		}
-		break;
-	default:
-		ibdev_dbg(qp->ibqp.device, "QP %u: send opcode %u\n",
-			  qp->ibqp.qp_num, u.opcode);
+	}
+	/* No responder resources granted: the peer would refuse. */
+	if (sroce_wr_is_rd(info) &&
+	    (!qp->attr.max_rd_atomic || (w->send_flags & SROCE_SEND_INLINE))) {
 		status = IB_WC_LOC_QP_OP_ERR;
 		goto out;
 	}
@@ -229,14 +195,14 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 		/* READ responses and atomic results are written locally. */
 		status = sroce_sge_load(qp, qp->ibqp.pd, slot + sizeof(u),
 					u.num_sge,
-					sroce_req_is_rd(u.opcode) ?
+					sroce_wr_is_rd(info) ?
 					IB_ACCESS_LOCAL_WRITE : 0,
 					SROCE_MAX_MSG_SIZE, w->sge, &w->num_sge,
 					&total);
 		w->length = total;
 	}
-	if (!status && sroce_req_is_rd(u.opcode) &&
-	    u.opcode != IB_UVERBS_WR_RDMA_READ && w->length != sizeof(u64))
+	if (!status && (info->flags & SROCE_WRF_ATOMIC) &&
+	    w->length != sizeof(u64))
 		status = IB_WC_LOC_LEN_ERR;	/* an atomic returns 8 bytes */
 	if (!status && u.opcode == IB_UVERBS_WR_RDMA_READ &&
 	    sroce_seg_npkts(w->length, qp->pmtu) > SROCE_REQ_MAX_READ_PKTS)
@@ -263,23 +229,6 @@ static int sroce_req_copy_payload(const struct sroce_swqe *w, u32 off,
 	}
 	return sroce_sge_copy(w->sge, w->num_sge, off, dst, len,
 			      SROCE_MR_TO_BUF);
-}
-
-/* The message operation of a WQE that sends payload. */
-static enum sroce_msg_op sroce_req_msg_op(u32 opcode)
-{
-	switch (opcode) {
-	case IB_UVERBS_WR_SEND_WITH_IMM:
-		return SROCE_MSG_SEND_IMM;
-	case IB_UVERBS_WR_SEND_WITH_INV:
-		return SROCE_MSG_SEND_INV;
-	case IB_UVERBS_WR_RDMA_WRITE:
-		return SROCE_MSG_WRITE;
-	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
-		return SROCE_MSG_WRITE_IMM;
-	default:
-		return SROCE_MSG_SEND;
-	}
 }
 
 /*
@@ -309,11 +258,11 @@ static int sroce_req_seg(struct sroce_qp *qp, const struct sroce_swqe *w,
 	default:
 		if (sroce_qp_is_ud(qp))
 			return sroce_seg_at(SROCE_TRANSPORT_UD,
-					    sroce_req_msg_op(w->opcode),
+					    sroce_wr_info(w->opcode)->msg_op,
 					    w->length, sroce_req_ud_pmtu(qp), 0,
 					    seg);
 		return sroce_seg_at(sroce_qp_transport(qp),
-				    sroce_req_msg_op(w->opcode), w->length,
+				    sroce_wr_info(w->opcode)->msg_op, w->length,
 				    qp->pmtu, qp->req.cur_off, seg);
 	}
 }
@@ -444,7 +393,7 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w,
 	case IB_UVERBS_WR_BIND_MW:
 		ret = sroce_mw_bind(qp, w);
 		break;
-	case SROCE_WR_REG_MR:
+	case SROCE_WR_OP_REG_MR:
 		ret = sroce_mr_fast_reg(qp->sdev, qp->ibqp.pd, w->rkey,
 					(int)w->swap);
 		break;

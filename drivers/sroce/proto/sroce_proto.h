@@ -17,5 +17,6 @@
 #include "psn.h"
 #include "rc.h"
 #include "seg.h"
+#include "wr.h"
 
 #endif /* SROCE_PROTO_H */

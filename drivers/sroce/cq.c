@@ -40,9 +40,8 @@ static int sroce_cq_check_cmd(struct ib_device *ibdev, struct ib_udata *udata)
 
 	if (!udata->inlen)
 		return 0;
-	if (udata->inlen < sizeof(cmd))
-		return -EINVAL;
-	ret = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	ret = sroce_udata_get_cmd(ibdev, udata, &cmd, sizeof(cmd), 0,
+				  "create_cq");
 	if (ret)
 		return ret;
 	if (cmd.cqe_size != sizeof(struct sroce_cqe) || cmd.reserved) {
@@ -50,10 +49,6 @@ static int sroce_cq_check_cmd(struct ib_device *ibdev, struct ib_udata *udata)
 			  cmd.cqe_size, cmd.reserved);
 		return -EINVAL;
 	}
-	if (udata->inlen > sizeof(cmd) &&
-	    !ib_is_udata_cleared(udata, sizeof(cmd),
-				 udata->inlen - sizeof(cmd)))
-		return -EINVAL;
 	return 0;
 }
 

@@ -94,13 +94,9 @@ static int sroce_qp_check_cmd(struct ib_device *ibdev, struct ib_udata *udata)
 	struct sroce_create_qp_cmd cmd;
 	int ret;
 
-	if (udata->inlen < sizeof(cmd) ||
-	    udata->outlen < sizeof(struct sroce_create_qp_resp)) {
-		ibdev_dbg(ibdev, "create_qp: driver data %zu/%zu bytes\n",
-			  udata->inlen, udata->outlen);
-		return -EINVAL;
-	}
-	ret = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	ret = sroce_udata_get_cmd(ibdev, udata, &cmd, sizeof(cmd),
+				  sizeof(struct sroce_create_qp_resp),
+				  "create_qp");
 	if (ret)
 		return ret;
 	if (cmd.send_wqe_size != sizeof(struct sroce_send_wqe) ||
@@ -110,10 +106,6 @@ static int sroce_qp_check_cmd(struct ib_device *ibdev, struct ib_udata *udata)
 			  cmd.send_wqe_size, cmd.recv_wqe_size);
 		return -EINVAL;
 	}
-	if (udata->inlen > sizeof(cmd) &&
-	    !ib_is_udata_cleared(udata, sizeof(cmd),
-				 udata->inlen - sizeof(cmd)))
-		return -EINVAL;
 	return 0;
 }
 

@@ -44,13 +44,9 @@ static int sroce_srq_check_cmd(struct ib_device *ibdev,
 	struct sroce_create_srq_cmd cmd;
 	int ret;
 
-	if (udata->inlen < sizeof(cmd) ||
-	    udata->outlen < sizeof(struct sroce_create_srq_resp)) {
-		ibdev_dbg(ibdev, "create_srq: driver data %zu/%zu bytes\n",
-			  udata->inlen, udata->outlen);
-		return -EINVAL;
-	}
-	ret = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	ret = sroce_udata_get_cmd(ibdev, udata, &cmd, sizeof(cmd),
+				  sizeof(struct sroce_create_srq_resp),
+				  "create_srq");
 	if (ret)
 		return ret;
 	if (cmd.recv_wqe_size != sizeof(struct sroce_recv_wqe) ||
@@ -59,10 +55,6 @@ static int sroce_srq_check_cmd(struct ib_device *ibdev,
 			  cmd.recv_wqe_size);
 		return -EINVAL;
 	}
-	if (udata->inlen > sizeof(cmd) &&
-	    !ib_is_udata_cleared(udata, sizeof(cmd),
-				 udata->inlen - sizeof(cmd)))
-		return -EINVAL;
 	return 0;
 }
 

@@ -10,12 +10,47 @@
 
 #include "sroce.h"
 
+/**
+ * sroce_udata_get_cmd() - copy the driver tail of a uverbs command
+ * @ibdev: the device (for debug messages)
+ * @udata: the command's driver data
+ * @cmd: where the tail goes
+ * @cmd_len: the size of the tail this kernel knows
+ * @resp_len: the room the verb's response tail needs (0: none)
+ * @verb: the verb, for debug messages
+ *
+ * A tail longer than @cmd_len is accepted only if the extra bytes are zero,
+ * so a newer provider cannot ask for something this kernel would silently
+ * ignore.  The caller checks the fields.
+ *
+ * Return: 0, -EINVAL (a tail or response room too short, non-zero bytes
+ * past the tail) or -EFAULT.
+ */
+int sroce_udata_get_cmd(struct ib_device *ibdev, struct ib_udata *udata,
+			void *cmd, size_t cmd_len, size_t resp_len,
+			const char *verb)
+{
+	int ret;
+
+	if (udata->inlen < cmd_len || udata->outlen < resp_len) {
+		ibdev_dbg(ibdev, "%s: driver data %zu/%zu bytes, want %zu/%zu\n",
+			  verb, udata->inlen, udata->outlen, cmd_len, resp_len);
+		return -EINVAL;
+	}
+	ret = ib_copy_from_udata(cmd, udata, cmd_len);
+	if (ret)
+		return ret;
+	if (udata->inlen > cmd_len &&
+	    !ib_is_udata_cleared(udata, cmd_len, udata->inlen - cmd_len)) {
+		ibdev_dbg(ibdev, "%s: unknown trailing driver data\n", verb);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
  * Check the provider's command, if any.  No command (inlen 0) is accepted:
- * a generic caller that knows nothing of sroce gets a context too.  A
- * command longer than version 1's is accepted only if the extra bytes are
- * zero, so a newer provider cannot ask for something this kernel would
- * silently ignore.
+ * a generic caller that knows nothing of sroce gets a context too.
  */
 static int sroce_ucontext_check_cmd(struct ib_device *ibdev,
 				    struct ib_udata *udata)
@@ -25,13 +60,8 @@ static int sroce_ucontext_check_cmd(struct ib_device *ibdev,
 
 	if (!udata->inlen)
 		return 0;
-	if (udata->inlen < sizeof(cmd)) {
-		ibdev_dbg(ibdev, "truncated context command (%zu bytes)\n",
-			  udata->inlen);
-		return -EINVAL;
-	}
-
-	ret = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	ret = sroce_udata_get_cmd(ibdev, udata, &cmd, sizeof(cmd), 0,
+				  "alloc_ucontext");
 	if (ret)
 		return ret;
 	if (cmd.reserved) {
@@ -43,12 +73,6 @@ static int sroce_ucontext_check_cmd(struct ib_device *ibdev,
 		ibdev_dbg(ibdev, "provider ABI %u, driver accepts %u..%u\n",
 			  cmd.provider_abi, SROCE_UVERBS_ABI_VERSION_MIN,
 			  SROCE_UVERBS_ABI_VERSION);
-		return -EINVAL;
-	}
-	if (udata->inlen > sizeof(cmd) &&
-	    !ib_is_udata_cleared(udata, sizeof(cmd),
-				 udata->inlen - sizeof(cmd))) {
-		ibdev_dbg(ibdev, "context command: unknown trailing data\n");
 		return -EINVAL;
 	}
 	return 0;

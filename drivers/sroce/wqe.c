@@ -115,6 +115,54 @@ enum ib_wc_status sroce_rwqe_load(struct sroce_qp *qp, struct ib_pd *pd,
 	return status;
 }
 
+/*
+ * Call @fn for each piece of the region bytes [@off, @off + @len) of a
+ * validated SGE list describes, in order; 0, the first error of @fn, or
+ * -EFAULT if the list is shorter than @off + @len.
+ */
+static int sroce_sge_walk(const struct sroce_sge_ref *sge, u32 num_sge,
+			  u32 off, u32 len,
+			  int (*fn)(const struct sroce_sge_ref *s, u64 addr,
+				    u32 n, void *arg),
+			  void *arg)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < num_sge && len; i++) {
+		const struct sroce_sge_ref *s = &sge[i];
+		u32 n;
+
+		if (off >= s->length) {
+			off -= s->length;
+			continue;
+		}
+		n = min(len, s->length - off);
+		ret = fn(s, s->addr + off, n, arg);
+		if (ret)
+			return ret;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EFAULT : 0;
+}
+
+struct sroce_sge_buf {
+	void *buf;
+	enum sroce_mr_copy_dir dir;
+};
+
+static int sroce_sge_copy_one(const struct sroce_sge_ref *s, u64 addr, u32 n,
+			      void *arg)
+{
+	struct sroce_sge_buf *b = arg;
+	int ret;
+
+	ret = sroce_mr_copy(s->mr, addr, b->buf, n, b->dir);
+	b->buf += n;
+	return ret;
+}
+
 /**
  * sroce_sge_copy() - copy between a buffer and the bytes validated SGEs
  *	describe
@@ -131,26 +179,25 @@ enum ib_wc_status sroce_rwqe_load(struct sroce_qp *qp, struct ib_pd *pd,
 int sroce_sge_copy(const struct sroce_sge_ref *sge, u32 num_sge, u32 off,
 		   void *buf, u32 len, enum sroce_mr_copy_dir dir)
 {
-	u32 i;
+	struct sroce_sge_buf b = { .buf = buf, .dir = dir };
+
+	return sroce_sge_walk(sge, num_sge, off, len, sroce_sge_copy_one, &b);
+}
+
+struct sroce_sge_skb {
+	const struct sk_buff *skb;
+	int off;
+};
+
+static int sroce_sge_scatter_one(const struct sroce_sge_ref *s, u64 addr,
+				 u32 n, void *arg)
+{
+	struct sroce_sge_skb *p = arg;
 	int ret;
 
-	for (i = 0; i < num_sge && len; i++) {
-		const struct sroce_sge_ref *s = &sge[i];
-		u32 n;
-
-		if (off >= s->length) {
-			off -= s->length;
-			continue;
-		}
-		n = min(len, s->length - off);
-		ret = sroce_mr_copy(s->mr, s->addr + off, buf, n, dir);
-		if (ret)
-			return ret;
-		buf += n;
-		len -= n;
-		off = 0;
-	}
-	return len ? -EFAULT : 0;
+	ret = sroce_mr_copy_from_skb(s->mr, addr, p->skb, p->off, n);
+	p->off += n;
+	return ret;
 }
 
 /**
@@ -169,25 +216,8 @@ int sroce_sge_scatter_skb(const struct sroce_sge_ref *sge, u32 num_sge,
 			  u32 off, const struct sk_buff *skb, int skb_off,
 			  u32 len)
 {
-	u32 i;
-	int ret;
+	struct sroce_sge_skb p = { .skb = skb, .off = skb_off };
 
-	for (i = 0; i < num_sge && len; i++) {
-		const struct sroce_sge_ref *s = &sge[i];
-		u32 n;
-
-		if (off >= s->length) {
-			off -= s->length;
-			continue;
-		}
-		n = min(len, s->length - off);
-		ret = sroce_mr_copy_from_skb(s->mr, s->addr + off, skb,
-					     skb_off, n);
-		if (ret)
-			return ret;
-		skb_off += n;
-		len -= n;
-		off = 0;
-	}
-	return len ? -EFAULT : 0;
+	return sroce_sge_walk(sge, num_sge, off, len, sroce_sge_scatter_one,
+			      &p);
 }

@@ -10,6 +10,7 @@
  */
 #include <cinttypes>
 #include <cstdlib>
+#include <span>
 #include <sys/mman.h>
 
 #include "objects.h"
@@ -103,9 +104,13 @@ int destroy_cq(ibv_cq *ibcq) noexcept
 int poll_cq(ibv_cq *ibcq, int num_entries, ibv_wc *wc) noexcept
 {
 	cq *c = to_cq(ibcq);
+	/* A negative count asks for nothing. */
+	const std::span<ibv_wc> out(
+		wc,
+		num_entries > 0 ? static_cast<std::size_t>(num_entries) : 0);
 
 	pthread_spin_lock(&c->lock);
-	const int n = c->broken ? -1 : cq_ring_poll(c->ring, num_entries, wc);
+	const int n = c->broken ? -1 : cq_ring_poll(c->ring, out);
 	pthread_spin_unlock(&c->lock);
 	return n;
 }

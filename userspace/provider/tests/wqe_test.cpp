@@ -156,8 +156,7 @@ encoded encode(const ibv_send_wr &wr, ibv_qp_type type = IBV_QPT_RC)
 	encoded e{0, std::vector<unsigned char>(
 			     sroce::sq_entry_min(max_sge, max_inline), 0xab)};
 
-	e.ret = sroce::encode_send_wqe(wr, type, max_sge, max_inline,
-				       e.slot.data());
+	e.ret = sroce::encode_send_wqe(wr, type, max_sge, max_inline, e.slot);
 	return e;
 }
 
@@ -652,7 +651,7 @@ TEST(WqeEncoding, RecvHasHeaderThenScatterList)
 	wr.num_sge = 2;
 	std::vector<unsigned char> slot(sroce::rq_entry_min(max_sge), 0xab);
 
-	ASSERT_EQ(sroce::encode_recv_wqe(wr, max_sge, slot.data()), 0);
+	ASSERT_EQ(sroce::encode_recv_wqe(wr, max_sge, slot), 0);
 	const auto w = read_as<sroce_recv_wqe>(slot.data());
 	EXPECT_EQ(w.wr_id, 0x1122334455667788ULL);
 	EXPECT_EQ(w.num_sge, 2U);
@@ -668,10 +667,57 @@ TEST(WqeEncoding, RecvHasHeaderThenScatterList)
 
 	std::fill(slot.begin(), slot.end(), 0xab);
 	wr.num_sge = max_sge + 1;
-	EXPECT_EQ(sroce::encode_recv_wqe(wr, max_sge, slot.data()), EINVAL);
+	EXPECT_EQ(sroce::encode_recv_wqe(wr, max_sge, slot), EINVAL);
 	wr.num_sge = -2;
-	EXPECT_EQ(sroce::encode_recv_wqe(wr, max_sge, slot.data()), EINVAL);
+	EXPECT_EQ(sroce::encode_recv_wqe(wr, max_sge, slot), EINVAL);
 	EXPECT_EQ(slot, std::vector<unsigned char>(slot.size(), 0xab));
+}
+
+/*
+ * The encoders write into the slot's span only: a WQE one byte larger than
+ * the slot is refused with the slot untouched, one that fits exactly is
+ * taken.  (The provider's slots are sq_entry_min/rq_entry_min large, so
+ * its own requests always fit.)
+ */
+TEST(WqeEncoding, WqeLargerThanTheSlotIsRefused)
+{
+	char data[24] = "twenty-three bytes ....";
+	ibv_sge sg[2] = {{0x1000, 8, 1}, {0x2000, 8, 2}};
+	ibv_send_wr swr{};
+	swr.opcode = IBV_WR_SEND;
+	swr.sg_list = sg;
+	swr.num_sge = 2;
+	auto send_into = [&swr](std::size_t size, int want) {
+		std::vector<unsigned char> slot(size, 0xab);
+
+		EXPECT_EQ(sroce::encode_send_wqe(swr, IBV_QPT_RC, max_sge,
+						 max_inline, slot),
+			  want)
+			<< size;
+		if (want != 0) {
+			EXPECT_EQ(slot, std::vector<unsigned char>(size, 0xab))
+				<< size << ": a refused request wrote";
+		}
+	};
+
+	/* Header and two SGEs. */
+	send_into(80 + 2 * 16 - 1, EINVAL);
+	send_into(80 + 2 * 16, 0);
+	/* Header and 24 inline bytes. */
+	sg[0] = {reinterpret_cast<std::uintptr_t>(data), sizeof(data), 1};
+	swr.num_sge = 1;
+	swr.send_flags = IBV_SEND_INLINE;
+	send_into(80 + sizeof(data) - 1, EINVAL);
+	send_into(80 + sizeof(data), 0);
+
+	ibv_recv_wr rwr{};
+	rwr.sg_list = sg;
+	rwr.num_sge = 2;
+	std::vector<unsigned char> slot(16 + 2 * 16 - 1, 0xab);
+	EXPECT_EQ(sroce::encode_recv_wqe(rwr, max_sge, slot), EINVAL);
+	EXPECT_EQ(slot, std::vector<unsigned char>(slot.size(), 0xab));
+	slot.assign(16 + 2 * 16, 0xab);
+	EXPECT_EQ(sroce::encode_recv_wqe(rwr, max_sge, slot), 0);
 }
 
 TEST(WqeEncoding, EntrySizesCoverSgesOrInline)

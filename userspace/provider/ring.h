@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * ring.h - the consumer side of the rings the kernel shares with the
- * provider (see the ring section of <rdma/sroce-abi.h>).
+ * ring.h - the rings the kernel shares with the provider (see the ring
+ * section of <rdma/sroce-abi.h>): their descriptions, views of their
+ * words and slots, and the consumer side of the CQ ring.  Mapping them is
+ * ring_map.h, the producer side of the QP and SRQ rings wqe.h.
  *
  * Pure logic over memory: no system calls, no libibverbs state, so the host
  * unit tests drive it over an ordinary buffer standing in for the mapping.

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "ah.h"
+
 namespace sroce {
 
 namespace {

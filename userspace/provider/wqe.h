@@ -23,7 +23,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <type_traits>
 
 #include <infiniband/verbs.h>
 #include <rdma/sroce-abi.h>
@@ -32,21 +31,6 @@
 #include "uverbs_cmd.h"
 
 namespace sroce {
-
-/*
- * One address handle: libibverbs' part and the number the kernel gave it,
- * which UD send WQEs carry (sroce-abi.h).  calloc()ed.
- */
-struct ah {
-	ibv_ah ibah; /* first: libibverbs' part */
-	std::uint32_t num;
-};
-static_assert(std::is_standard_layout_v<ah>);
-
-inline ah *to_ah(ibv_ah *ibah) noexcept
-{
-	return reinterpret_cast<ah *>(ibah);
-}
 
 /* One work queue of a QP as its producer sees it. */
 struct work_queue {

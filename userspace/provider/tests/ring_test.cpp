@@ -11,26 +11,20 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 
+#include "kernel_ring.h"
 #include "ring.h"
 
 namespace {
 
-constexpr std::uint32_t page = 4096;
+using sroce_test::ring_over_buffer;
 
-/* What sroce.ko hands out for a CQ of n entries (drivers/sroce/queue.h). */
+constexpr std::uint32_t page = sroce_test::kernel_page;
+
+/* What sroce.ko hands out for a CQ of n entries. */
 sroce_ring_info kernel_info(std::uint32_t n)
 {
-	sroce_ring_info i{};
-
-	i.mmap_offset = std::uint64_t{5} * page;
-	i.num_entries = n;
-	i.entry_size = sizeof(sroce_cqe);
-	i.entries_offset = 512;
-	i.producer_offset = 0;
-	i.consumer_offset = 128;
-	i.notify_offset = 256;
-	i.mmap_size = (512 + n * 64 + page - 1) / page * page;
-	return i;
+	return sroce_test::kernel_ring_info(n, sizeof(sroce_cqe),
+					    std::uint64_t{5} * page, true);
 }
 
 /* A mapped ring and the kernel's side of it. */
@@ -39,11 +33,8 @@ protected:
 	void make(std::uint32_t n)
 	{
 		info_ = kernel_info(n);
-		ASSERT_EQ(sroce::parse_ring_info(info_, sizeof(sroce_cqe), true,
-						 page, &layout_),
-			  0);
-		mem_.assign(layout_.mmap_size, 0);
-		view_ = sroce::make_ring_view(mem_.data(), layout_);
+		ring_over_buffer(mem_, info_, sizeof(sroce_cqe), true, &view_,
+				 &layout_);
 	}
 
 	/* Start both indices at value (as after a long run). */

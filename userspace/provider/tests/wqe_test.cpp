@@ -13,29 +13,15 @@
 
 #include <gtest/gtest.h>
 
+#include "ah.h"
+#include "kernel_ring.h"
 #include "wqe.h"
 
 namespace {
 
-constexpr std::uint32_t page = 4096;
+constexpr std::uint32_t page = sroce_test::kernel_page;
 constexpr std::uint32_t max_sge = 4;
 constexpr std::uint32_t max_inline = 64;
-
-/* A ring as sroce.ko describes it: indices and notify word, then slots. */
-sroce_ring_info kernel_info(std::uint32_t n, std::uint32_t entry_size)
-{
-	sroce_ring_info i{};
-
-	i.mmap_offset = std::uint64_t{3} * page;
-	i.num_entries = n;
-	i.entry_size = entry_size;
-	i.entries_offset = 512;
-	i.producer_offset = 0;
-	i.consumer_offset = 128;
-	i.notify_offset = 256;
-	i.mmap_size = (512 + n * entry_size + page - 1) / page * page;
-	return i;
-}
 
 template <typename T>
 T read_as(const unsigned char *p)
@@ -53,21 +39,19 @@ protected:
 		const std::size_t esize =
 			send ? sroce::sq_entry_min(max_sge, max_inline)
 			     : sroce::rq_entry_min(max_sge);
-		sroce::ring_layout layout{};
+		const sroce_ring_info info = sroce_test::kernel_ring_info(
+			n, static_cast<std::uint32_t>(esize),
+			std::uint64_t{3} * page, true);
 
 		send_ = send;
-		ASSERT_EQ(sroce::parse_ring_info(
-				  kernel_info(
-					  n, static_cast<std::uint32_t>(esize)),
-				  esize, send, page, &layout),
-			  0);
-		mem_.assign(layout.mmap_size, 0);
 		wq_ = sroce::work_queue{
-			.ring = sroce::make_ring_view(mem_.data(), layout),
+			.ring = {},
 			.prod = 0,
 			.max_sge = max_sge,
 			.max_inline = send ? max_inline : 0,
 		};
+		sroce_test::ring_over_buffer(mem_, info, esize, send,
+					     &wq_.ring);
 	}
 
 	/* Start all indices at value (as after a long run). */

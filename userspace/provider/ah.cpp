@@ -6,7 +6,7 @@
  */
 #include <cstdlib>
 
-#include "objects.h"
+#include "ah.h"
 #include "uverbs_cmd.h"
 
 namespace sroce {
@@ -23,8 +23,7 @@ ibv_ah *create_ah(ibv_pd *pd, ibv_ah_attr *attr) noexcept
 					  sizeof(resp));
 	if (ret != 0) {
 		std::free(a);
-		errno = ret;
-		return nullptr;
+		return null_with_errno(ret);
 	}
 	a->num = resp.drv.ah_num;
 	return &a->ibah;

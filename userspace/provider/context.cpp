@@ -7,8 +7,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "objects.h"
-#include "sroce.h"
+#include "ah.h"
+#include "context.h"
+#include "cq.h"
+#include "mr.h"
+#include "mw.h"
+#include "pd.h"
+#include "qp.h"
 #include "srq.h"
 #include "uverbs_cmd.h"
 
@@ -85,9 +90,10 @@ constexpr verbs_context_ops make_context_ops()
 	ops.free_context = free_context;
 	ops.query_device_ex = query_device_ex;
 	ops.query_port = query_port;
-	/* pd_mr.cpp */
+	/* pd.cpp */
 	ops.alloc_pd = alloc_pd;
 	ops.dealloc_pd = dealloc_pd;
+	/* mr.cpp */
 	ops.reg_mr = reg_mr;
 	ops.rereg_mr = rereg_mr;
 	ops.dereg_mr = dereg_mr;
@@ -151,10 +157,8 @@ verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd,
 	int ret = ibv_cmd_get_context(&ctx->vctx, cmd.buf(),
 				      get_context_cmd::size, resp.core_ptr(),
 				      get_context_resp::size);
-	if (ret != 0) {
-		errno = ret;
-		return nullptr;
-	}
+	if (ret != 0)
+		return null_with_errno(ret);
 
 	ret = parse_ucontext_resp(resp.drv, &ctx->params);
 	if (ret != 0) {
@@ -165,8 +169,7 @@ verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd,
 			    ibdev->name, resp.drv.abi_version,
 			    resp.drv.page_size, SROCE_UVERBS_ABI_VERSION_MIN,
 			    SROCE_UVERBS_ABI_VERSION);
-		errno = ret;
-		return nullptr;
+		return null_with_errno(ret);
 	}
 
 	verbs_set_ops(&ctx->vctx, &context_ops);

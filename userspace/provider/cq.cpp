@@ -8,44 +8,23 @@
  * kernel signals the channel itself when it finds the CQ armed, and
  * libibverbs reads the event from the channel's file.
  */
-#include <cinttypes>
 #include <cstdlib>
-#include <sys/mman.h>
+#include <span>
 
-#include "objects.h"
+#include "cq.h"
 #include "uverbs_cmd.h"
 
 namespace sroce {
 
 namespace {
 
-/* Map the ring a response describes; *view and *map on success. */
-int map_ring(ibv_context *ibctx, const sroce_ring_info &info, ring_view *view,
-	     void **map, std::size_t *map_size) noexcept
-{
-	ring_layout layout{};
-	int ret = parse_ring_info(info, sizeof(sroce_cqe), true,
-				  to_ctx(ibctx)->params.page_size, &layout);
-
-	if (ret != 0) {
-		__verbs_log(
-			&to_ctx(ibctx)->vctx, VERBS_LOG_ERR,
-			"sroce: CQ ring description refused: offset %#" PRIx64
-			" size %" PRIu32 " entries %" PRIu32 "\n",
-			static_cast<std::uint64_t>(info.mmap_offset),
-			info.mmap_size, info.num_entries);
-		return ret;
-	}
-	void *m = mmap(nullptr, layout.mmap_size, PROT_READ | PROT_WRITE,
-		       MAP_SHARED, ibctx->cmd_fd,
-		       static_cast<off_t>(layout.mmap_offset));
-	if (m == MAP_FAILED)
-		return errno;
-	*view = make_ring_view(m, layout);
-	*map = m;
-	*map_size = layout.mmap_size;
-	return 0;
-}
+/* A CQ ring: CQEs, a notification word (the arm bits), no depth check. */
+constexpr ring_need cq_ring_need{
+	.what = "CQ",
+	.min_entry_size = sizeof(sroce_cqe),
+	.min_entries = 0,
+	.has_notify = true,
+};
 
 } /* namespace */
 
@@ -64,23 +43,19 @@ ibv_cq *create_cq(ibv_context *ibctx, int cqe, ibv_comp_channel *channel,
 	int ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector,
 				    &c->vcq.cq, cmd.buf(), create_cq_cmd::size,
 				    resp.core_ptr(), create_cq_resp::size);
-	if (ret != 0) {
-		errno = ret;
-		return nullptr;
-	}
+	if (ret != 0)
+		return null_with_errno(ret);
 	scope_exit destroy([c] { ibv_cmd_destroy_cq(&c->vcq.cq); });
 
-	ret = map_ring(ibctx, resp.drv.ring, &c->ring, &c->map, &c->map_size);
-	if (ret != 0) {
-		errno = ret;
-		return nullptr;
-	}
+	ret = map_ring(ibctx, resp.drv.ring, cq_ring_need, &c->ring, &c->map);
+	if (ret != 0)
+		return null_with_errno(ret);
+	scope_exit unmap([c] { unmap_ring(&c->map); });
+
 	ret = pthread_spin_init(&c->lock, PTHREAD_PROCESS_PRIVATE);
-	if (ret != 0) {
-		munmap(c->map, c->map_size);
-		errno = ret;
-		return nullptr;
-	}
+	if (ret != 0)
+		return null_with_errno(ret);
+	unmap.release();
 	destroy.release();
 	free_cq.release();
 	return &c->vcq.cq;
@@ -93,8 +68,7 @@ int destroy_cq(ibv_cq *ibcq) noexcept
 
 	if (ret != 0)
 		return ret;
-	if (c->map != nullptr)
-		munmap(c->map, c->map_size);
+	unmap_ring(&c->map);
 	pthread_spin_destroy(&c->lock);
 	std::free(c);
 	return 0;
@@ -103,9 +77,13 @@ int destroy_cq(ibv_cq *ibcq) noexcept
 int poll_cq(ibv_cq *ibcq, int num_entries, ibv_wc *wc) noexcept
 {
 	cq *c = to_cq(ibcq);
+	/* A negative count asks for nothing. */
+	const std::span<ibv_wc> out(
+		wc,
+		num_entries > 0 ? static_cast<std::size_t>(num_entries) : 0);
 
 	pthread_spin_lock(&c->lock);
-	const int n = c->broken ? -1 : cq_ring_poll(c->ring, num_entries, wc);
+	const int n = c->broken ? -1 : cq_ring_poll(c->ring, out);
 	pthread_spin_unlock(&c->lock);
 	return n;
 }
@@ -136,24 +114,19 @@ int resize_cq(ibv_cq *ibcq, int cqe) noexcept
 	resize_cq_cmd cmd{};
 	resize_cq_resp resp{};
 	ring_view view{};
-	void *map = nullptr;
-	std::size_t map_size = 0;
+	ring_mapping map{};
 
 	pthread_spin_lock(&c->lock);
 	int ret = ibv_cmd_resize_cq(ibcq, cqe, cmd.buf(), resize_cq_cmd::size,
 				    resp.core_ptr(), resize_cq_resp::size);
 	if (ret == 0) {
-		ret = map_ring(ibcq->context, resp.drv.ring, &view, &map,
-			       &map_size);
-		munmap(c->map, c->map_size);
+		ret = map_ring(ibcq->context, resp.drv.ring, cq_ring_need,
+			       &view, &map);
+		unmap_ring(&c->map);
+		c->broken = ret != 0;
 		if (ret == 0) {
 			c->ring = view;
 			c->map = map;
-			c->map_size = map_size;
-			c->broken = false;
-		} else {
-			c->broken = true;
-			c->map = nullptr;
 		}
 	}
 	pthread_spin_unlock(&c->lock);

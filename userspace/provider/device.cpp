@@ -6,7 +6,8 @@
 #include <memory>
 #include <new>
 
-#include "sroce.h"
+#include "context.h"
+#include "device.h"
 
 namespace sroce {
 
@@ -44,10 +45,8 @@ verbs_device *alloc_device(verbs_sysfs_dev *sysfs_dev) noexcept
 {
 	void *mem = std::calloc(1, sizeof(device));
 
-	if (mem == nullptr) {
-		errno = ENOMEM;
-		return nullptr;
-	}
+	if (mem == nullptr)
+		return null_with_errno(ENOMEM);
 	auto *dev = ::new (mem) device{};
 	dev->abi_version = sysfs_dev->abi_ver;
 	return &dev->vdev;

@@ -8,17 +8,16 @@
  */
 #include <cstdlib>
 
-#include "objects.h"
+#include "mw.h"
+#include "qp.h"
 #include "uverbs_cmd.h"
 
 namespace sroce {
 
 ibv_mw *alloc_mw(ibv_pd *pd, ibv_mw_type type) noexcept
 {
-	if (type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2) {
-		errno = EINVAL;
-		return nullptr;
-	}
+	if (type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2)
+		return null_with_errno(EINVAL);
 
 	auto *mw = static_cast<ibv_mw *>(std::calloc(1, sizeof(ibv_mw)));
 	alloc_mw_cmd cmd{};
@@ -32,8 +31,7 @@ ibv_mw *alloc_mw(ibv_pd *pd, ibv_mw_type type) noexcept
 				 &resp, sizeof(resp));
 	if (ret != 0) {
 		std::free(mw);
-		errno = ret;
-		return nullptr;
+		return null_with_errno(ret);
 	}
 	return mw;
 }

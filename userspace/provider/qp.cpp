@@ -14,56 +14,15 @@
  * rings'.
  */
 #include <algorithm>
-#include <cinttypes>
 #include <cstdlib>
-#include <sys/mman.h>
 #include <unistd.h>
 
-#include "objects.h"
+#include "qp.h"
 #include "uverbs_cmd.h"
 
 namespace sroce {
 
 namespace {
-
-/*
- * Check the description of one of the QP's rings and map it.  min_entries
- * is the depth the kernel granted (the capability libibverbs hands back to
- * the application): the ring must hold at least that many WQEs.
- */
-int map_wq_ring(ibv_context *ibctx, const char *what,
-		const sroce_ring_info &info, std::size_t min_entry_size,
-		bool has_notify, std::uint32_t min_entries, work_queue *wq,
-		void **map, std::size_t *map_size) noexcept
-{
-	ring_layout layout{};
-	int ret = parse_ring_info(info, min_entry_size, has_notify,
-				  to_ctx(ibctx)->params.page_size, &layout);
-
-	if (ret == 0 && layout.num_entries < min_entries)
-		ret = EPROTO;
-	if (ret != 0) {
-		__verbs_log(&to_ctx(ibctx)->vctx, VERBS_LOG_ERR,
-			    "sroce: QP %s ring description refused: offset "
-			    "%#" PRIx64 " size %" PRIu32 " entries %" PRIu32
-			    " entry size %" PRIu32 " (need %zu bytes, %" PRIu32
-			    " entries)\n",
-			    what, static_cast<std::uint64_t>(info.mmap_offset),
-			    info.mmap_size, info.num_entries, info.entry_size,
-			    min_entry_size, min_entries);
-		return ret;
-	}
-	void *m = mmap(nullptr, layout.mmap_size, PROT_READ | PROT_WRITE,
-		       MAP_SHARED, ibctx->cmd_fd,
-		       static_cast<off_t>(layout.mmap_offset));
-	if (m == MAP_FAILED)
-		return errno;
-	wq->ring = make_ring_view(m, layout);
-	wq->prod = 0;
-	*map = m;
-	*map_size = layout.mmap_size;
-	return 0;
-}
 
 /* The doorbell: POST_SEND without work requests (sroce-abi.h). */
 int ring_doorbell(ibv_qp *ibqp) noexcept
@@ -101,52 +60,53 @@ ibv_qp *create_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept
 	int ret = ibv_cmd_create_qp(pd, &q->vqp.qp, attr, cmd.buf(),
 				    create_qp_cmd::size, resp.core_ptr(),
 				    create_qp_resp::size);
-	if (ret != 0) {
-		errno = ret;
-		return nullptr;
-	}
+	if (ret != 0)
+		return null_with_errno(ret);
 	scope_exit destroy([q] { ibv_cmd_destroy_qp(&q->vqp.qp); });
 
-	/* What the kernel granted, as libibverbs wrote it back. */
+	/*
+	 * What the kernel granted, as libibverbs wrote it back: an SQ entry
+	 * holds the header and the gather list or the inline data, whichever
+	 * is larger; each ring holds at least the granted depth.
+	 */
 	const ibv_qp_cap &cap = attr->cap;
 	const std::uint32_t max_inline = resp.drv.max_inline_data;
-	ret = map_wq_ring(
-		pd->context, "SQ", resp.drv.sq,
-		sq_entry_min(cap.max_send_sge,
-			     std::max(max_inline, cap.max_inline_data)),
-		true, cap.max_send_wr, &q->sq, &q->sq_map, &q->sq_map_size);
-	if (ret != 0) {
-		errno = ret;
-		return nullptr;
-	}
-	scope_exit unmap_sq([q] { munmap(q->sq_map, q->sq_map_size); });
+	const ring_need sq_need{
+		.what = "QP SQ",
+		.min_entry_size =
+			sq_entry_min(cap.max_send_sge,
+				     std::max(max_inline, cap.max_inline_data)),
+		.min_entries = cap.max_send_wr,
+		.has_notify = true,
+	};
+	ret = map_ring(pd->context, resp.drv.sq, sq_need, &q->sq.ring,
+		       &q->sq_map);
+	if (ret != 0)
+		return null_with_errno(ret);
+	scope_exit unmap_sq([q] { unmap_ring(&q->sq_map); });
 
 	/* With an SRQ (srq.cpp) the QP has no receive queue to map. */
 	if (attr->srq == nullptr) {
-		ret = map_wq_ring(pd->context, "RQ", resp.drv.rq,
-				  rq_entry_min(cap.max_recv_sge), false,
-				  cap.max_recv_wr, &q->rq, &q->rq_map,
-				  &q->rq_map_size);
-		if (ret != 0) {
-			errno = ret;
-			return nullptr;
-		}
+		const ring_need rq_need{
+			.what = "QP RQ",
+			.min_entry_size = rq_entry_min(cap.max_recv_sge),
+			.min_entries = cap.max_recv_wr,
+			.has_notify = false,
+		};
+		ret = map_ring(pd->context, resp.drv.rq, rq_need, &q->rq.ring,
+			       &q->rq_map);
+		if (ret != 0)
+			return null_with_errno(ret);
 	}
-	scope_exit unmap_rq([q] {
-		if (q->rq_map != nullptr)
-			munmap(q->rq_map, q->rq_map_size);
-	});
+	scope_exit unmap_rq([q] { unmap_ring(&q->rq_map); });
 
 	ret = pthread_spin_init(&q->sq_lock, PTHREAD_PROCESS_PRIVATE);
-	if (ret != 0) {
-		errno = ret;
-		return nullptr;
-	}
+	if (ret != 0)
+		return null_with_errno(ret);
 	ret = pthread_spin_init(&q->rq_lock, PTHREAD_PROCESS_PRIVATE);
 	if (ret != 0) {
 		pthread_spin_destroy(&q->sq_lock);
-		errno = ret;
-		return nullptr;
+		return null_with_errno(ret);
 	}
 	q->sq.max_sge = cap.max_send_sge;
 	q->sq.max_inline = max_inline;
@@ -203,9 +163,8 @@ int destroy_qp(ibv_qp *ibqp) noexcept
 
 	if (ret != 0)
 		return ret;
-	munmap(q->sq_map, q->sq_map_size);
-	if (q->rq_map != nullptr)
-		munmap(q->rq_map, q->rq_map_size);
+	unmap_ring(&q->sq_map);
+	unmap_ring(&q->rq_map);
 	pthread_spin_destroy(&q->sq_lock);
 	pthread_spin_destroy(&q->rq_lock);
 	std::free(q);

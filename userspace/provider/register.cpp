@@ -7,7 +7,7 @@
  * itself from an ELF constructor.  Kept in its own file so that the host
  * tests can link the provider's code without registering it.
  */
-#include "sroce.h"
+#include "device.h"
 
 namespace {
 

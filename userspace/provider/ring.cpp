@@ -115,7 +115,7 @@ void cqe_to_wc(const sroce_cqe &cqe, ibv_wc *wc) noexcept
 	wc->dlid_path_bits = cqe.dlid_path_bits;
 }
 
-int cq_ring_poll(const ring_view &ring, int num_entries, ibv_wc *wc) noexcept
+int cq_ring_poll(const ring_view &ring, std::span<ibv_wc> wc) noexcept
 {
 	std::atomic_ref<std::uint32_t> prod_ref(*ring.producer);
 	std::atomic_ref<std::uint32_t> cons_ref(*ring.consumer);
@@ -127,14 +127,13 @@ int cq_ring_poll(const ring_view &ring, int num_entries, ibv_wc *wc) noexcept
 
 	if (used > ring.mask + 1)
 		return -1;
-	while (n < used && static_cast<int>(n) < num_entries) {
+	for (ibv_wc &out : wc) {
+		if (n == used)
+			break;
 		sroce_cqe cqe;
-		const std::uint32_t slot = ring_slot(cons + n, ring.mask);
 
-		std::memcpy(&cqe,
-			    ring.entries + std::size_t{slot} * ring.entry_size,
-			    sizeof(cqe));
-		cqe_to_wc(cqe, &wc[n]);
+		std::memcpy(&cqe, ring.slot(cons + n).data(), sizeof(cqe));
+		cqe_to_wc(cqe, &out);
 		++n;
 	}
 	if (n != 0)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * ring.h - the consumer side of the rings the kernel shares with the
- * provider (see the ring section of <rdma/sroce-abi.h>).
+ * ring.h - the rings the kernel shares with the provider (see the ring
+ * section of <rdma/sroce-abi.h>): their descriptions, views of their
+ * words and slots, and the consumer side of the CQ ring.  Mapping them is
+ * ring_map.h, the producer side of the QP and SRQ rings wqe.h.
  *
  * Pure logic over memory: no system calls, no libibverbs state, so the host
  * unit tests drive it over an ordinary buffer standing in for the mapping.
@@ -20,6 +22,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include <infiniband/verbs.h>
 #include <rdma/sroce-abi.h>
@@ -49,19 +52,6 @@ int parse_ring_info(const sroce_ring_info &info, std::size_t min_entry_size,
 		    bool has_notify, std::uint32_t page_size,
 		    ring_layout *out) noexcept;
 
-/* The ring words and entries of one mapping. */
-struct ring_view {
-	unsigned char *entries;
-	std::uint32_t *producer;
-	std::uint32_t *consumer;
-	std::uint32_t *notify; /* nullptr for rings without one */
-	std::uint32_t mask; /* num_entries - 1 */
-	std::uint32_t entry_size;
-};
-
-/* Point a view at a mapping laid out as layout says. */
-ring_view make_ring_view(void *base, const ring_layout &layout) noexcept;
-
 /* Free-running index arithmetic. */
 constexpr std::uint32_t ring_used(std::uint32_t prod, std::uint32_t cons)
 {
@@ -73,15 +63,41 @@ constexpr std::uint32_t ring_slot(std::uint32_t index, std::uint32_t mask)
 	return index & mask;
 }
 
+/*
+ * The ring words and entries of one mapping.  Trivial (the objects that
+ * hold one are calloc()ed); slot() hands out an entry as a span.
+ */
+struct ring_view {
+	unsigned char *entries;
+	std::uint32_t *producer;
+	std::uint32_t *consumer;
+	std::uint32_t *notify; /* nullptr for rings without one */
+	std::uint32_t mask; /* num_entries - 1 */
+	std::uint32_t entry_size;
+
+	/* The entry_size bytes of the slot free-running index lands in. */
+	[[nodiscard]] std::span<unsigned char>
+	slot(std::uint32_t index) const noexcept
+	{
+		const std::size_t off =
+			std::size_t{ring_slot(index, mask)} * entry_size;
+
+		return {entries + off, entry_size};
+	}
+};
+
+/* Point a view at a mapping laid out as layout says. */
+ring_view make_ring_view(void *base, const ring_layout &layout) noexcept;
+
 /* A CQE as libibverbs reports it. */
 void cqe_to_wc(const sroce_cqe &cqe, ibv_wc *wc) noexcept;
 
 /*
- * Take up to num_entries CQEs from the ring into wc.  Returns how many, or
+ * Take up to wc.size() CQEs from the ring into wc.  Returns how many, or
  * -1 when the producer index is more than a ring ahead of the consumer (a
  * corrupted ring; nothing is consumed).  Never makes a system call.
  */
-int cq_ring_poll(const ring_view &ring, int num_entries, ibv_wc *wc) noexcept;
+int cq_ring_poll(const ring_view &ring, std::span<ibv_wc> wc) noexcept;
 
 /* Arm: SROCE_CQ_NOTIFY_SOLICITED if solicited_only, else NEXT_COMP. */
 void cq_ring_arm(const ring_view &ring, bool solicited_only) noexcept;

@@ -9,36 +9,12 @@
  * a release store: never a system call.  MODIFY_SRQ (the limit), QUERY_SRQ
  * and DESTROY_SRQ are the plain uverbs commands.
  */
-#include <cinttypes>
 #include <cstdlib>
-#include <sys/mman.h>
 
 #include "srq.h"
 #include "uverbs_cmd.h"
 
 namespace sroce {
-
-namespace {
-
-/* CREATE_SRQ: driver tail both ways; MODIFY_SRQ, QUERY_SRQ: none. */
-using create_srq_cmd =
-	uverbs_cmd<sizeof(ib_uverbs_create_srq), sroce_create_srq_cmd>;
-using create_srq_resp =
-	uverbs_resp<ib_uverbs_create_srq_resp, sroce_create_srq_resp>;
-using modify_srq_cmd = uverbs_cmd<sizeof(ib_uverbs_modify_srq)>;
-using query_srq_cmd = uverbs_cmd<sizeof(ib_uverbs_query_srq)>;
-
-static_assert(create_srq_cmd::tail_offset == 40);
-static_assert(create_srq_resp::tail_offset == 16);
-static_assert(tail_is_contiguous<create_srq_cmd>());
-static_assert(tail_is_contiguous<create_srq_resp>());
-static_assert(create_srq_cmd::size % 4 == 0 && create_srq_resp::size % 4 == 0);
-static_assert(modify_srq_cmd::size == 24);
-static_assert(query_srq_cmd::size == 24);
-static_assert(sizeof(sroce_create_srq_cmd) == 8);
-static_assert(sizeof(sroce_create_srq_resp) == 80);
-
-} /* namespace */
 
 /*
  * The granted max_wr and max_sge come back in attr->attr (libibverbs
@@ -59,48 +35,26 @@ ibv_srq *create_srq(ibv_pd *pd, ibv_srq_init_attr *attr) noexcept
 	int ret = ibv_cmd_create_srq(pd, &s->ibsrq, attr, cmd.buf(),
 				     create_srq_cmd::size, resp.core_ptr(),
 				     create_srq_resp::size);
-	if (ret != 0) {
-		errno = ret;
-		return nullptr;
-	}
+	if (ret != 0)
+		return null_with_errno(ret);
 	scope_exit destroy([s] { ibv_cmd_destroy_srq(&s->ibsrq); });
 
-	const sroce_ring_info &info = resp.drv.rq;
-	ring_layout layout{};
-	ret = parse_ring_info(info, rq_entry_min(attr->attr.max_sge), false,
-			      to_ctx(pd->context)->params.page_size, &layout);
-	if (ret == 0 && layout.num_entries < attr->attr.max_wr)
-		ret = EPROTO;
-	if (ret != 0) {
-		__verbs_log(&to_ctx(pd->context)->vctx, VERBS_LOG_ERR,
-			    "sroce: SRQ ring description refused: offset "
-			    "%#" PRIx64 " size %" PRIu32 " entries %" PRIu32
-			    " entry size %" PRIu32 " (max_wr %" PRIu32
-			    " max_sge %" PRIu32 ")\n",
-			    static_cast<std::uint64_t>(info.mmap_offset),
-			    info.mmap_size, info.num_entries, info.entry_size,
-			    attr->attr.max_wr, attr->attr.max_sge);
-		errno = ret;
-		return nullptr;
-	}
-	void *m = mmap(nullptr, layout.mmap_size, PROT_READ | PROT_WRITE,
-		       MAP_SHARED, pd->context->cmd_fd,
-		       static_cast<off_t>(layout.mmap_offset));
-	if (m == MAP_FAILED)
-		return nullptr; /* errno set by mmap */
-	scope_exit unmap([m, &layout] { munmap(m, layout.mmap_size); });
+	const ring_need need{
+		.what = "SRQ",
+		.min_entry_size = rq_entry_min(attr->attr.max_sge),
+		.min_entries = attr->attr.max_wr,
+		.has_notify = false,
+	};
+	ret = map_ring(pd->context, resp.drv.rq, need, &s->rq.ring, &s->map);
+	if (ret != 0)
+		return null_with_errno(ret);
+	scope_exit unmap([s] { unmap_ring(&s->map); });
 
 	ret = pthread_spin_init(&s->lock, PTHREAD_PROCESS_PRIVATE);
-	if (ret != 0) {
-		errno = ret;
-		return nullptr;
-	}
-	s->rq.ring = make_ring_view(m, layout);
-	s->rq.prod = 0;
+	if (ret != 0)
+		return null_with_errno(ret);
 	s->rq.max_sge = attr->attr.max_sge;
 	s->rq.max_inline = 0;
-	s->map = m;
-	s->map_size = layout.mmap_size;
 
 	unmap.release();
 	destroy.release();
@@ -132,7 +86,7 @@ int destroy_srq(ibv_srq *ibsrq) noexcept
 
 	if (ret != 0)
 		return ret;
-	munmap(s->map, s->map_size);
+	unmap_ring(&s->map);
 	pthread_spin_destroy(&s->lock);
 	std::free(s);
 	return 0;

@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <type_traits>
 
-#include "ring.h"
+#include "ring_map.h"
 #include "sroce.h"
 #include "wqe.h"
 
@@ -25,8 +25,7 @@ struct srq {
 	ibv_srq ibsrq; /* first: libibverbs' part */
 	pthread_spinlock_t lock;
 	work_queue rq; /* under lock */
-	void *map; /* the mapping of the ring, map_size bytes */
-	std::size_t map_size;
+	ring_mapping map; /* the mapping of the ring */
 };
 static_assert(std::is_standard_layout_v<srq>);
 static_assert(std::is_trivially_default_constructible_v<srq>);

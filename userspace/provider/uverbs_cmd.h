@@ -157,6 +157,24 @@ static_assert(tail_is_contiguous<resize_cq_resp>());
 static_assert(create_cq_cmd::size % 4 == 0 && create_cq_resp::size % 4 == 0 &&
 	      resize_cq_resp::size % 4 == 0);
 
+/* CREATE_SRQ: driver tail both ways.  MODIFY_SRQ, QUERY_SRQ: none. */
+using create_srq_cmd =
+	uverbs_cmd<sizeof(ib_uverbs_create_srq), sroce_create_srq_cmd>;
+using create_srq_resp =
+	uverbs_resp<ib_uverbs_create_srq_resp, sroce_create_srq_resp>;
+using modify_srq_cmd = uverbs_cmd<sizeof(ib_uverbs_modify_srq)>;
+using query_srq_cmd = uverbs_cmd<sizeof(ib_uverbs_query_srq)>;
+
+static_assert(create_srq_cmd::tail_offset == 40);
+static_assert(create_srq_resp::tail_offset == 16);
+static_assert(tail_is_contiguous<create_srq_cmd>());
+static_assert(tail_is_contiguous<create_srq_resp>());
+static_assert(create_srq_cmd::size % 4 == 0 && create_srq_resp::size % 4 == 0);
+static_assert(modify_srq_cmd::size == 24);
+static_assert(query_srq_cmd::size == 24);
+static_assert(sizeof(sroce_create_srq_cmd) == 8);
+static_assert(sizeof(sroce_create_srq_resp) == 80);
+
 /*
  * CREATE_AH: no command tail; the core response is 4 bytes (no multiple of
  * 8, so not a uverbs_resp) and the driver's tail follows it directly.

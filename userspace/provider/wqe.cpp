@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "ah.h"
+
 namespace sroce {
 
 namespace {
@@ -115,22 +117,47 @@ constexpr std::uint32_t to_sroce_send_flags(unsigned int flags)
 	return out;
 }
 
-void put_sges(unsigned char *dst, const ibv_sge *sg_list, std::uint32_t n)
+/*
+ * The gather (or scatter) list of a request, if it has at most max_sge
+ * entries; libibverbs hands it over as a pointer and a signed count.
+ */
+template <typename Wr>
+bool sge_list(const Wr &wr, std::uint32_t max_sge,
+	      std::span<const ibv_sge> *out)
 {
-	for (std::uint32_t i = 0; i < n; ++i) {
+	if (wr.num_sge < 0 || static_cast<std::uint32_t>(wr.num_sge) > max_sge)
+		return false;
+	*out = {wr.sg_list, static_cast<std::size_t>(wr.num_sge)};
+	return true;
+}
+
+/* The list as sroce_sge entries; dst holds sges.size() of them. */
+void put_sges(std::span<const ibv_sge> sges, std::span<unsigned char> dst)
+{
+	for (const ibv_sge &sge : sges) {
 		const sroce_sge s{
-			.addr = sg_list[i].addr,
-			.length = sg_list[i].length,
-			.lkey = sg_list[i].lkey,
+			.addr = sge.addr,
+			.length = sge.length,
+			.lkey = sge.lkey,
 		};
-		std::memcpy(dst + std::size_t{i} * sizeof(s), &s, sizeof(s));
+		std::memcpy(dst.data(), &s, sizeof(s));
+		dst = dst.subspan(sizeof(s));
 	}
 }
 
-unsigned char *slot_at(const ring_view &ring, std::uint32_t index)
+/* The bytes at the SGEs' addresses, one after the other, into dst. */
+void put_inline(std::span<const ibv_sge> sges, std::span<unsigned char> dst)
 {
-	return ring.entries +
-	       std::size_t{ring_slot(index, ring.mask)} * ring.entry_size;
+	for (const ibv_sge &sge : sges) {
+		if (sge.length == 0)
+			continue;
+		/* Inline data is read from the caller's memory. */
+		// NOLINTNEXTLINE(performance-no-int-to-ptr)
+		const auto *src = reinterpret_cast<const void *>(
+			static_cast<std::uintptr_t>(sge.addr));
+		std::memcpy(dst.data(), src, sge.length);
+		dst = dst.subspan(sge.length);
+	}
 }
 
 std::uint32_t load_consumer(const ring_view &ring)
@@ -165,13 +192,45 @@ void publish(work_queue &wq, std::uint32_t prod)
 	wq.prod = prod;
 }
 
+/*
+ * wq_post_send() and wq_post_recv(): encode(*wr, slot) each request into
+ * the slot of the next producer index while there is room, publish what
+ * was written.  Returns 0 or the errno with *bad_wr at the request that
+ * stopped the list; *posted counts the WQEs written.
+ */
+template <typename Wr, typename Encode>
+int post_list(work_queue &wq, Wr *wr, Wr **bad_wr, std::uint32_t *posted,
+	      Encode encode)
+{
+	const std::uint32_t start = wq.prod;
+	std::uint32_t prod = start;
+	std::uint32_t cons = load_consumer(wq.ring);
+	int ret = 0;
+
+	for (; wr != nullptr; wr = wr->next, ++prod) {
+		if (!has_room(wq.ring, prod, &cons)) {
+			ret = ENOMEM;
+			break;
+		}
+		ret = encode(*wr, wq.ring.slot(prod));
+		if (ret != 0)
+			break;
+	}
+	publish(wq, prod);
+	if (ret != 0)
+		*bad_wr = wr;
+	*posted = prod - start;
+	return ret;
+}
+
 } /* namespace */
 
 int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 		    std::uint32_t max_sge, std::uint32_t max_inline,
-		    unsigned char *slot) noexcept
+		    std::span<unsigned char> slot) noexcept
 {
 	std::uint32_t opcode = 0;
+	std::span<const ibv_sge> sges;
 
 	if (!send_opcode(wr.opcode, qp_type, &opcode))
 		return EINVAL;
@@ -179,25 +238,26 @@ int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 	const bool bind = opcode == IB_UVERBS_WR_BIND_MW;
 	if (bind && !bind_is_valid(wr))
 		return EINVAL;
-	if (!bind && (wr.num_sge < 0 ||
-		      static_cast<std::uint32_t>(wr.num_sge) > max_sge))
+	if (!bind && !sge_list(wr, max_sge, &sges))
 		return EINVAL;
 	if ((wr.send_flags & ~known_send_flags) != 0)
 		return EINVAL;
 
-	const std::uint32_t num_sge =
-		bind ? 0 : static_cast<std::uint32_t>(wr.num_sge);
 	const bool inl = (wr.send_flags & IBV_SEND_INLINE) != 0;
 	std::uint64_t inline_len = 0;
 
 	if (inl) {
 		if (!carries_payload(opcode))
 			return EINVAL;
-		for (std::uint32_t i = 0; i < num_sge; ++i)
-			inline_len += wr.sg_list[i].length;
+		for (const ibv_sge &sge : sges)
+			inline_len += sge.length;
 		if (inline_len > max_inline)
 			return EINVAL;
 	}
+	const std::uint64_t payload_len =
+		inl ? inline_len : sges.size() * sizeof(sroce_sge);
+	if (sizeof(sroce_send_wqe) + payload_len > slot.size())
+		return EINVAL;
 
 	sroce_send_wqe w{};
 	w.wr_id = wr.wr_id;
@@ -253,92 +313,65 @@ int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 		w.ah = wr.wr.ud.ah != nullptr ? to_ah(wr.wr.ud.ah)->num : 0;
 	}
 
-	unsigned char *const payload = slot + sizeof(w);
+	const std::span<unsigned char> payload = slot.subspan(sizeof(w));
 	if (inl) {
 		w.inline_len = static_cast<std::uint32_t>(inline_len);
 		w.num_sge = 0;
-		std::size_t off = 0;
-		for (std::uint32_t i = 0; i < num_sge; ++i) {
-			const ibv_sge &s = wr.sg_list[i];
-
-			if (s.length == 0)
-				continue;
-			/* Inline data is read from the caller's memory. */
-			// NOLINTNEXTLINE(performance-no-int-to-ptr)
-			const auto *src = reinterpret_cast<const void *>(
-				static_cast<std::uintptr_t>(s.addr));
-			std::memcpy(payload + off, src, s.length);
-			off += s.length;
-		}
+		put_inline(sges, payload);
 	} else {
-		w.num_sge = num_sge;
-		put_sges(payload, wr.sg_list, num_sge);
+		w.num_sge = static_cast<std::uint32_t>(sges.size());
+		put_sges(sges, payload);
 	}
-	std::memcpy(slot, &w, sizeof(w));
+	std::memcpy(slot.data(), &w, sizeof(w));
 	return 0;
 }
 
 int encode_recv_wqe(const ibv_recv_wr &wr, std::uint32_t max_sge,
-		    unsigned char *slot) noexcept
+		    std::span<unsigned char> slot) noexcept
 {
-	if (wr.num_sge < 0 || static_cast<std::uint32_t>(wr.num_sge) > max_sge)
+	std::span<const ibv_sge> sges;
+
+	if (!sge_list(wr, max_sge, &sges) ||
+	    sizeof(sroce_recv_wqe) + sges.size() * sizeof(sroce_sge) >
+		    slot.size())
 		return EINVAL;
 
 	const sroce_recv_wqe w{
 		.wr_id = wr.wr_id,
-		.num_sge = static_cast<std::uint32_t>(wr.num_sge),
+		.num_sge = static_cast<std::uint32_t>(sges.size()),
 		.reserved = 0,
 	};
-	std::memcpy(slot, &w, sizeof(w));
-	put_sges(slot + sizeof(w), wr.sg_list, w.num_sge);
+	std::memcpy(slot.data(), &w, sizeof(w));
+	put_sges(sges, slot.subspan(sizeof(w)));
 	return 0;
 }
 
 int wq_post_send(work_queue &wq, ibv_qp_type qp_type, ibv_send_wr *wr,
 		 ibv_send_wr **bad_wr, std::uint32_t *posted) noexcept
 {
-	const std::uint32_t start = wq.prod;
-	std::uint32_t prod = start;
-	std::uint32_t cons = load_consumer(wq.ring);
-	int ret = 0;
+	std::uint32_t n = 0;
+	const int ret =
+		post_list(wq, wr, bad_wr, &n,
+			  [&wq, qp_type](const ibv_send_wr &w,
+					 std::span<unsigned char> slot) {
+				  return encode_send_wqe(w, qp_type, wq.max_sge,
+							 wq.max_inline, slot);
+			  });
 
-	for (; wr != nullptr; wr = wr->next, ++prod) {
-		if (!has_room(wq.ring, prod, &cons)) {
-			ret = ENOMEM;
-			break;
-		}
-		ret = encode_send_wqe(*wr, qp_type, wq.max_sge, wq.max_inline,
-				      slot_at(wq.ring, prod));
-		if (ret != 0)
-			break;
-	}
-	publish(wq, prod);
-	if (ret != 0)
-		*bad_wr = wr;
 	if (posted != nullptr)
-		*posted = prod - start;
+		*posted = n;
 	return ret;
 }
 
 int wq_post_recv(work_queue &wq, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept
 {
-	std::uint32_t prod = wq.prod;
-	std::uint32_t cons = load_consumer(wq.ring);
-	int ret = 0;
+	std::uint32_t n = 0;
 
-	for (; wr != nullptr; wr = wr->next, ++prod) {
-		if (!has_room(wq.ring, prod, &cons)) {
-			ret = ENOMEM;
-			break;
-		}
-		ret = encode_recv_wqe(*wr, wq.max_sge, slot_at(wq.ring, prod));
-		if (ret != 0)
-			break;
-	}
-	publish(wq, prod);
-	if (ret != 0)
-		*bad_wr = wr;
-	return ret;
+	return post_list(
+		wq, wr, bad_wr, &n,
+		[&wq](const ibv_recv_wr &w, std::span<unsigned char> slot) {
+			return encode_recv_wqe(w, wq.max_sge, slot);
+		});
 }
 
 bool sq_doorbell_needed(const ring_view &sq) noexcept

@@ -22,7 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
+#include <span>
 
 #include <infiniband/verbs.h>
 #include <rdma/sroce-abi.h>
@@ -31,21 +31,6 @@
 #include "uverbs_cmd.h"
 
 namespace sroce {
-
-/*
- * One address handle: libibverbs' part and the number the kernel gave it,
- * which UD send WQEs carry (sroce-abi.h).  calloc()ed.
- */
-struct ah {
-	ibv_ah ibah; /* first: libibverbs' part */
-	std::uint32_t num;
-};
-static_assert(std::is_standard_layout_v<ah>);
-
-inline ah *to_ah(ibv_ah *ibah) noexcept
-{
-	return reinterpret_cast<ah *>(ibah);
-}
 
 /* One work queue of a QP as its producer sees it. */
 struct work_queue {
@@ -89,12 +74,13 @@ constexpr bool rq_state_can_post(ibv_qp_state state)
 constexpr std::uint32_t key_variant_mask = 0xff;
 
 /*
- * Encode one send work request into a slot of at least
- * sq_entry_min(max_sge, max_inline) bytes: the sroce_send_wqe header, then
- * the gather list or, with IBV_SEND_INLINE, the payload copied from the
- * SGEs' addresses.  Returns 0, or EINVAL (slot untouched) for too many
- * SGEs, an opcode the QP type does not carry, unknown send flags, inline
- * data with an opcode that has no payload or beyond max_inline.
+ * Encode one send work request into a ring slot (sq_entry_min(max_sge,
+ * max_inline) bytes hold any request the checks let through): the
+ * sroce_send_wqe header, then the gather list or, with IBV_SEND_INLINE,
+ * the payload copied from the SGEs' addresses.  Returns 0, or EINVAL
+ * (slot untouched) for too many SGEs, an opcode the QP type does not
+ * carry, unknown send flags, inline data with an opcode that has no
+ * payload or beyond max_inline, or a WQE larger than the slot.
  *
  * IBV_WR_BIND_MW (RC and UC; a type 2 window from the application, a type
  * 1 window from bind_mw()) carries wr.bind_mw and no gather list; it is
@@ -104,11 +90,14 @@ constexpr std::uint32_t key_variant_mask = 0xff;
  */
 int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 		    std::uint32_t max_sge, std::uint32_t max_inline,
-		    unsigned char *slot) noexcept;
+		    std::span<unsigned char> slot) noexcept;
 
-/* The same for a receive: EINVAL for too many SGEs. */
+/*
+ * The same for a receive: the sroce_recv_wqe header, then the scatter
+ * list; EINVAL for too many SGEs or a WQE larger than the slot.
+ */
 int encode_recv_wqe(const ibv_recv_wr &wr, std::uint32_t max_sge,
-		    unsigned char *slot) noexcept;
+		    std::span<unsigned char> slot) noexcept;
 
 /*
  * Encode a list of work requests into the ring from wq.prod on and publish

@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "objects.h"
-#include "sroce.h"
+#include "context.h"
+#include "mr.h"
 #include "uverbs_cmd.h"
 
 namespace {

@@ -24,8 +24,8 @@
 #include <gtest/gtest.h>
 
 #include "fake_kernel.h"
-#include "objects.h"
-#include "sroce.h"
+#include "context.h"
+#include "qp.h"
 
 namespace {
 
@@ -230,7 +230,7 @@ sroce::qp *make_qp(ibv_context *ctx, std::uint32_t handle)
 	pthread_spin_init(&q->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&q->rq_lock, PTHREAD_PROCESS_PRIVATE);
 
-	auto ring = [](sroce::work_queue *wq, void **map, std::size_t *size,
+	auto ring = [](sroce::work_queue *wq, sroce::ring_mapping *map,
 		       std::uint32_t entry_size, bool notify) {
 		void *m = mmap(nullptr, page, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -239,8 +239,7 @@ sroce::qp *make_qp(ibv_context *ctx, std::uint32_t handle)
 			return reinterpret_cast<std::uint32_t *>(b + off);
 		};
 
-		*map = m;
-		*size = page;
+		*map = sroce::ring_mapping{.base = m, .size = page};
 		wq->ring = sroce::ring_view{
 			.entries = b + 512,
 			.producer = word(0),
@@ -251,9 +250,9 @@ sroce::qp *make_qp(ibv_context *ctx, std::uint32_t handle)
 		};
 		wq->max_sge = 2;
 	};
-	ring(&q->sq, &q->sq_map, &q->sq_map_size,
+	ring(&q->sq, &q->sq_map,
 	     static_cast<std::uint32_t>(sroce::sq_entry_min(2, 32)), true);
-	ring(&q->rq, &q->rq_map, &q->rq_map_size,
+	ring(&q->rq, &q->rq_map,
 	     static_cast<std::uint32_t>(sroce::rq_entry_min(2)), false);
 	q->sq.max_inline = 32;
 	return q;

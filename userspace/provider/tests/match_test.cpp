@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sroce.h"
+#include "device.h"
 
 namespace {
 

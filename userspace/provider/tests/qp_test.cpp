@@ -14,26 +14,13 @@
 
 #include <gtest/gtest.h>
 
-#include "objects.h"
+#include "kernel_ring.h"
+#include "mw.h"
+#include "qp.h"
 
 namespace {
 
-constexpr std::uint32_t page = 4096;
 constexpr std::uint32_t entries = 8;
-
-sroce_ring_info ring_info(std::uint32_t entry_size, bool notify)
-{
-	sroce_ring_info i{};
-
-	i.num_entries = entries;
-	i.entry_size = entry_size;
-	i.entries_offset = 512;
-	i.producer_offset = 0;
-	i.consumer_offset = 128;
-	i.notify_offset = notify ? 256 : 0;
-	i.mmap_size = page;
-	return i;
-}
 
 class QpPost : public ::testing::Test {
 protected:
@@ -53,16 +40,8 @@ protected:
 		ASSERT_EQ(pthread_spin_init(&q_->sq_lock, 0), 0);
 		ASSERT_EQ(pthread_spin_init(&q_->rq_lock, 0), 0);
 
-		map(sq_mem_,
-		    ring_info(static_cast<std::uint32_t>(
-				      sroce::sq_entry_min(2, 32)),
-			      true),
-		    true, &q_->sq);
-		map(rq_mem_,
-		    ring_info(
-			    static_cast<std::uint32_t>(sroce::rq_entry_min(2)),
-			    false),
-		    false, &q_->rq);
+		map(sq_mem_, sroce::sq_entry_min(2, 32), true, &q_->sq);
+		map(rq_mem_, sroce::rq_entry_min(2), false, &q_->rq);
 		q_->sq.max_sge = 2;
 		q_->sq.max_inline = 32;
 		q_->rq.max_sge = 2;
@@ -82,17 +61,16 @@ protected:
 			close(pipe_[1]);
 	}
 
-	static void map(std::vector<unsigned char> &mem,
-			const sroce_ring_info &info, bool notify,
-			sroce::work_queue *wq)
+	/* A ring of 8 entries of entry_size bytes, as sroce.ko gives it. */
+	static void map(std::vector<unsigned char> &mem, std::size_t entry_size,
+			bool notify, sroce::work_queue *wq)
 	{
-		sroce::ring_layout layout{};
-
-		ASSERT_EQ(sroce::parse_ring_info(info, info.entry_size, notify,
-						 page, &layout),
-			  0);
-		mem.assign(layout.mmap_size, 0);
-		wq->ring = sroce::make_ring_view(mem.data(), layout);
+		sroce_test::ring_over_buffer(
+			mem,
+			sroce_test::kernel_ring_info(
+				entries, static_cast<std::uint32_t>(entry_size),
+				0, notify),
+			entry_size, notify, &wq->ring);
 	}
 
 	/* What reached the "uverbs file" since the last call. */

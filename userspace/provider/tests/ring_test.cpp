@@ -5,31 +5,26 @@
  * A plain buffer plays the mapping; the test plays the kernel's producer.
  */
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 
+#include "kernel_ring.h"
 #include "ring.h"
 
 namespace {
 
-constexpr std::uint32_t page = 4096;
+using sroce_test::ring_over_buffer;
 
-/* What sroce.ko hands out for a CQ of n entries (drivers/sroce/queue.h). */
+constexpr std::uint32_t page = sroce_test::kernel_page;
+
+/* What sroce.ko hands out for a CQ of n entries. */
 sroce_ring_info kernel_info(std::uint32_t n)
 {
-	sroce_ring_info i{};
-
-	i.mmap_offset = std::uint64_t{5} * page;
-	i.num_entries = n;
-	i.entry_size = sizeof(sroce_cqe);
-	i.entries_offset = 512;
-	i.producer_offset = 0;
-	i.consumer_offset = 128;
-	i.notify_offset = 256;
-	i.mmap_size = (512 + n * 64 + page - 1) / page * page;
-	return i;
+	return sroce_test::kernel_ring_info(n, sizeof(sroce_cqe),
+					    std::uint64_t{5} * page, true);
 }
 
 /* A mapped ring and the kernel's side of it. */
@@ -38,11 +33,8 @@ protected:
 	void make(std::uint32_t n)
 	{
 		info_ = kernel_info(n);
-		ASSERT_EQ(sroce::parse_ring_info(info_, sizeof(sroce_cqe), true,
-						 page, &layout_),
-			  0);
-		mem_.assign(layout_.mmap_size, 0);
-		view_ = sroce::make_ring_view(mem_.data(), layout_);
+		ring_over_buffer(mem_, info_, sizeof(sroce_cqe), true, &view_,
+				 &layout_);
 	}
 
 	/* Start both indices at value (as after a long run). */
@@ -84,7 +76,7 @@ TEST_F(Ring, EmptyPollsNothingAndLeavesConsumer)
 	make(8);
 	ibv_wc wc[4];
 
-	EXPECT_EQ(sroce::cq_ring_poll(view_, 4, wc), 0);
+	EXPECT_EQ(sroce::cq_ring_poll(view_, wc), 0);
 	EXPECT_EQ(*view_.consumer, 0U);
 }
 
@@ -96,7 +88,7 @@ TEST_F(Ring, FullHoldsExactlyNumEntries)
 	EXPECT_FALSE(post(99)) << "a ring of 8 took a 9th entry";
 
 	ibv_wc wc[16];
-	ASSERT_EQ(sroce::cq_ring_poll(view_, 16, wc), 8);
+	ASSERT_EQ(sroce::cq_ring_poll(view_, wc), 8);
 	for (int i = 0; i < 8; ++i)
 		EXPECT_EQ(wc[i].wr_id, static_cast<std::uint64_t>(i));
 	EXPECT_EQ(*view_.consumer, 8U);
@@ -110,13 +102,13 @@ TEST_F(Ring, PollTakesAtMostWhatIsAsked)
 		ASSERT_TRUE(post(i));
 	ibv_wc wc[2];
 
-	ASSERT_EQ(sroce::cq_ring_poll(view_, 2, wc), 2);
+	ASSERT_EQ(sroce::cq_ring_poll(view_, wc), 2);
 	EXPECT_EQ(wc[1].wr_id, 1U);
-	ASSERT_EQ(sroce::cq_ring_poll(view_, 2, wc), 2);
+	ASSERT_EQ(sroce::cq_ring_poll(view_, wc), 2);
 	EXPECT_EQ(wc[0].wr_id, 2U);
-	ASSERT_EQ(sroce::cq_ring_poll(view_, 2, wc), 1);
+	ASSERT_EQ(sroce::cq_ring_poll(view_, wc), 1);
 	EXPECT_EQ(wc[0].wr_id, 4U);
-	EXPECT_EQ(sroce::cq_ring_poll(view_, 2, wc), 0);
+	EXPECT_EQ(sroce::cq_ring_poll(view_, wc), 0);
 }
 
 TEST_F(Ring, IndicesWrapAround32Bits)
@@ -131,10 +123,11 @@ TEST_F(Ring, IndicesWrapAround32Bits)
 		for (int i = 0; i < 4; ++i)
 			ASSERT_TRUE(post(next++));
 		EXPECT_FALSE(post(1000));
-		ASSERT_EQ(sroce::cq_ring_poll(view_, 3, wc), 3);
+		ASSERT_EQ(sroce::cq_ring_poll(view_, std::span(wc).first(3)),
+			  3);
 		for (int i = 0; i < 3; ++i)
 			EXPECT_EQ(wc[i].wr_id, want++);
-		ASSERT_EQ(sroce::cq_ring_poll(view_, 4, wc), 1);
+		ASSERT_EQ(sroce::cq_ring_poll(view_, wc), 1);
 		EXPECT_EQ(wc[0].wr_id, want++);
 	}
 	EXPECT_EQ(*view_.consumer, 0xfffffffeU + 24U);
@@ -147,7 +140,7 @@ TEST_F(Ring, ProducerTooFarAheadIsAnError)
 	*view_.producer = 5; /* more than a ring ahead of consumer 0 */
 	ibv_wc wc[8];
 
-	EXPECT_EQ(sroce::cq_ring_poll(view_, 8, wc), -1);
+	EXPECT_EQ(sroce::cq_ring_poll(view_, wc), -1);
 	EXPECT_EQ(*view_.consumer, 0U) << "consumed from a corrupt ring";
 }
 
@@ -157,6 +150,19 @@ TEST(RingArithmetic, UsedAndSlot)
 	EXPECT_EQ(sroce::ring_used(7, 7), 0U);
 	EXPECT_EQ(sroce::ring_slot(0xffffffffU, 7), 7U);
 	EXPECT_EQ(sroce::ring_slot(0x100000000ULL & 0xffffffffU, 7), 0U);
+}
+
+TEST_F(Ring, SlotIsTheEntryOfTheFreeRunningIndex)
+{
+	make(8);
+	for (std::uint32_t index : {0U, 5U, 8U, 13U, 0xffffffffU}) {
+		const std::span<unsigned char> s = view_.slot(index);
+
+		EXPECT_EQ(s.data(),
+			  mem_.data() + 512 + std::size_t{index & 7} * 64)
+			<< index;
+		EXPECT_EQ(s.size(), 64U) << index;
+	}
 }
 
 TEST_F(Ring, ArmSetsTheBitItIsAsked)

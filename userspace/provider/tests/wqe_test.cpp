@@ -13,29 +13,15 @@
 
 #include <gtest/gtest.h>
 
+#include "ah.h"
+#include "kernel_ring.h"
 #include "wqe.h"
 
 namespace {
 
-constexpr std::uint32_t page = 4096;
+constexpr std::uint32_t page = sroce_test::kernel_page;
 constexpr std::uint32_t max_sge = 4;
 constexpr std::uint32_t max_inline = 64;
-
-/* A ring as sroce.ko describes it: indices and notify word, then slots. */
-sroce_ring_info kernel_info(std::uint32_t n, std::uint32_t entry_size)
-{
-	sroce_ring_info i{};
-
-	i.mmap_offset = std::uint64_t{3} * page;
-	i.num_entries = n;
-	i.entry_size = entry_size;
-	i.entries_offset = 512;
-	i.producer_offset = 0;
-	i.consumer_offset = 128;
-	i.notify_offset = 256;
-	i.mmap_size = (512 + n * entry_size + page - 1) / page * page;
-	return i;
-}
 
 template <typename T>
 T read_as(const unsigned char *p)
@@ -53,21 +39,19 @@ protected:
 		const std::size_t esize =
 			send ? sroce::sq_entry_min(max_sge, max_inline)
 			     : sroce::rq_entry_min(max_sge);
-		sroce::ring_layout layout{};
+		const sroce_ring_info info = sroce_test::kernel_ring_info(
+			n, static_cast<std::uint32_t>(esize),
+			std::uint64_t{3} * page, true);
 
 		send_ = send;
-		ASSERT_EQ(sroce::parse_ring_info(
-				  kernel_info(
-					  n, static_cast<std::uint32_t>(esize)),
-				  esize, send, page, &layout),
-			  0);
-		mem_.assign(layout.mmap_size, 0);
 		wq_ = sroce::work_queue{
-			.ring = sroce::make_ring_view(mem_.data(), layout),
+			.ring = {},
 			.prod = 0,
 			.max_sge = max_sge,
 			.max_inline = send ? max_inline : 0,
 		};
+		sroce_test::ring_over_buffer(mem_, info, esize, send,
+					     &wq_.ring);
 	}
 
 	/* Start all indices at value (as after a long run). */
@@ -156,8 +140,7 @@ encoded encode(const ibv_send_wr &wr, ibv_qp_type type = IBV_QPT_RC)
 	encoded e{0, std::vector<unsigned char>(
 			     sroce::sq_entry_min(max_sge, max_inline), 0xab)};
 
-	e.ret = sroce::encode_send_wqe(wr, type, max_sge, max_inline,
-				       e.slot.data());
+	e.ret = sroce::encode_send_wqe(wr, type, max_sge, max_inline, e.slot);
 	return e;
 }
 
@@ -652,7 +635,7 @@ TEST(WqeEncoding, RecvHasHeaderThenScatterList)
 	wr.num_sge = 2;
 	std::vector<unsigned char> slot(sroce::rq_entry_min(max_sge), 0xab);
 
-	ASSERT_EQ(sroce::encode_recv_wqe(wr, max_sge, slot.data()), 0);
+	ASSERT_EQ(sroce::encode_recv_wqe(wr, max_sge, slot), 0);
 	const auto w = read_as<sroce_recv_wqe>(slot.data());
 	EXPECT_EQ(w.wr_id, 0x1122334455667788ULL);
 	EXPECT_EQ(w.num_sge, 2U);
@@ -668,10 +651,57 @@ TEST(WqeEncoding, RecvHasHeaderThenScatterList)
 
 	std::fill(slot.begin(), slot.end(), 0xab);
 	wr.num_sge = max_sge + 1;
-	EXPECT_EQ(sroce::encode_recv_wqe(wr, max_sge, slot.data()), EINVAL);
+	EXPECT_EQ(sroce::encode_recv_wqe(wr, max_sge, slot), EINVAL);
 	wr.num_sge = -2;
-	EXPECT_EQ(sroce::encode_recv_wqe(wr, max_sge, slot.data()), EINVAL);
+	EXPECT_EQ(sroce::encode_recv_wqe(wr, max_sge, slot), EINVAL);
 	EXPECT_EQ(slot, std::vector<unsigned char>(slot.size(), 0xab));
+}
+
+/*
+ * The encoders write into the slot's span only: a WQE one byte larger than
+ * the slot is refused with the slot untouched, one that fits exactly is
+ * taken.  (The provider's slots are sq_entry_min/rq_entry_min large, so
+ * its own requests always fit.)
+ */
+TEST(WqeEncoding, WqeLargerThanTheSlotIsRefused)
+{
+	char data[24] = "twenty-three bytes ....";
+	ibv_sge sg[2] = {{0x1000, 8, 1}, {0x2000, 8, 2}};
+	ibv_send_wr swr{};
+	swr.opcode = IBV_WR_SEND;
+	swr.sg_list = sg;
+	swr.num_sge = 2;
+	auto send_into = [&swr](std::size_t size, int want) {
+		std::vector<unsigned char> slot(size, 0xab);
+
+		EXPECT_EQ(sroce::encode_send_wqe(swr, IBV_QPT_RC, max_sge,
+						 max_inline, slot),
+			  want)
+			<< size;
+		if (want != 0) {
+			EXPECT_EQ(slot, std::vector<unsigned char>(size, 0xab))
+				<< size << ": a refused request wrote";
+		}
+	};
+
+	/* Header and two SGEs. */
+	send_into(80 + 2 * 16 - 1, EINVAL);
+	send_into(80 + 2 * 16, 0);
+	/* Header and 24 inline bytes. */
+	sg[0] = {reinterpret_cast<std::uintptr_t>(data), sizeof(data), 1};
+	swr.num_sge = 1;
+	swr.send_flags = IBV_SEND_INLINE;
+	send_into(80 + sizeof(data) - 1, EINVAL);
+	send_into(80 + sizeof(data), 0);
+
+	ibv_recv_wr rwr{};
+	rwr.sg_list = sg;
+	rwr.num_sge = 2;
+	std::vector<unsigned char> slot(16 + 2 * 16 - 1, 0xab);
+	EXPECT_EQ(sroce::encode_recv_wqe(rwr, max_sge, slot), EINVAL);
+	EXPECT_EQ(slot, std::vector<unsigned char>(slot.size(), 0xab));
+	slot.assign(16 + 2 * 16, 0xab);
+	EXPECT_EQ(sroce::encode_recv_wqe(rwr, max_sge, slot), 0);
 }
 
 TEST(WqeEncoding, EntrySizesCoverSgesOrInline)

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * mr.h - memory regions (mr.cpp).  The provider keeps nothing of its own:
+ * an MR is libibverbs' struct verbs_mr, calloc()ed; the kernel pins and
+ * tracks the memory.
+ */
+#ifndef SROCE_PROVIDER_MR_H
+#define SROCE_PROVIDER_MR_H
+
+#include "sroce.h"
+
+namespace sroce {
+
+ibv_mr *reg_mr(ibv_pd *pd, void *addr, std::size_t length, std::uint64_t hca_va,
+	       int access) noexcept;
+int dereg_mr(verbs_mr *vmr) noexcept;
+int rereg_mr(verbs_mr *vmr, int flags, ibv_pd *pd, void *addr,
+	     std::size_t length, int access) noexcept;
+
+/*
+ * The parts of rereg_mr() that need no kernel.  rereg_mr_check: 0, or
+ * EINVAL for unknown flags, IBV_REREG_MR_CHANGE_PD without a PD or with one
+ * of another context, IBV_REREG_MR_CHANGE_TRANSLATION without an address
+ * or length.  rereg_mr_update: the MR after a successful REREG_MR: the
+ * response's keys (the kernel may change them), and the PD, address and
+ * length the flags changed.
+ */
+int rereg_mr_check(const ibv_mr &mr, int flags, const ibv_pd *pd,
+		   const void *addr, std::size_t length) noexcept;
+void rereg_mr_update(ibv_mr *mr, int flags, ibv_pd *pd, void *addr,
+		     std::size_t length,
+		     const ib_uverbs_rereg_mr_resp &resp) noexcept;
+
+} /* namespace sroce */
+
+#endif /* SROCE_PROVIDER_MR_H */

@@ -128,20 +128,21 @@ static int sroce_mw_check_bind(struct sroce_qp *qp, struct sroce_mw *mw,
  */
 int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 {
+	const struct sroce_wqe_bind *b = &w->op.bind;
+	u64 addr = b->addr, len = b->length;
 	struct sroce_dev *sdev = qp->sdev;
+	int access = (int)b->access;
 	struct sroce_mr *mr = NULL;
-	u64 addr = w->remote_addr, len = w->compare_add;
-	int access = (int)w->swap;
 	struct sroce_mw *mw;
 	unsigned long flags;
 	int ret;
 
 	lockdep_assert_held(&qp->lock);
-	if (w->swap & ~(u64)SROCE_MW_ACCESS_OK)
+	if (b->access & ~SROCE_MW_ACCESS_OK)
 		return -EINVAL;
 	if (len) {
-		mr = sroce_mr_lookup_local(sdev, w->imm, qp->ibqp.pd, 0, addr,
-					   len);
+		mr = sroce_mr_lookup_local(sdev, b->mr_lkey, qp->ibqp.pd, 0,
+					   addr, len);
 		if (IS_ERR(mr))
 			return -EINVAL;
 		if (!(mr->access & IB_ACCESS_MW_BIND) ||
@@ -154,7 +155,7 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 	}
 
 	rcu_read_lock();
-	mw = sroce_key_mw(sdev, w->rkey);
+	mw = sroce_key_mw(sdev, b->rkey);
 	if (!mw) {
 		rcu_read_unlock();
 		if (mr)
@@ -170,7 +171,7 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 			mr->num_mw++;
 		mw->mr = mr;
 		mr = NULL;
-		mw->ibmw.rkey = w->rkey;
+		mw->ibmw.rkey = b->rkey;
 		mw->qpn = qp->ibqp.qp_num;
 		mw->addr = addr;
 		mw->length = len;

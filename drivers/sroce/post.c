@@ -67,6 +67,8 @@ static_assert((int)SROCE_WR_OP_RDMA_WRITE == (int)IB_WR_RDMA_WRITE &&
 	      (int)SROCE_WR_OP_BIND_MW == (int)IB_UVERBS_WR_BIND_MW &&
 	      (int)SROCE_WR_OP_SEND_INV == (int)IB_WR_SEND_WITH_INV &&
 	      (int)SROCE_WR_OP_REG_MR == (int)IB_WR_REG_MR);
+static_assert((int)SROCE_WR_OP_REG_MR == (int)SROCE_WR_REG_MR);
+static_assert(sizeof(struct sroce_send_wqe) == 80);
 static_assert((int)SROCE_WC_OP_SEND == (int)IB_WC_SEND &&
 	      (int)SROCE_WC_OP_RDMA_WRITE == (int)IB_WC_RDMA_WRITE &&
 	      (int)SROCE_WC_OP_RDMA_READ == (int)IB_WC_RDMA_READ &&
@@ -103,36 +105,25 @@ static int sroce_qp_write_swqe(struct sroce_qp *qp,
 	if (wr->send_flags & IB_SEND_FENCE)
 		w->send_flags |= SROCE_SEND_FENCE;
 	w->num_sge = wr->num_sge;
-	if (opcode == IB_UVERBS_WR_SEND_WITH_INV ||
-	    opcode == IB_UVERBS_WR_LOCAL_INV)
-		w->imm_data = wr->ex.invalidate_rkey;
+	if (info->flags & SROCE_WRF_INV)
+		w->invalidate_rkey = wr->ex.invalidate_rkey;
 	else
 		w->imm_data = (__force u32)wr->ex.imm_data;
-	switch (opcode) {
-	case IB_UVERBS_WR_RDMA_WRITE:
-	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
-	case IB_UVERBS_WR_RDMA_READ:
-		w->remote_addr = rdma_wr(wr)->remote_addr;
-		w->rkey = rdma_wr(wr)->rkey;
-		break;
-	case SROCE_WR_OP_REG_MR:
-		w->rkey = reg_wr(wr)->key;
-		w->swap = reg_wr(wr)->access;
-		break;
-	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
-	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
-		w->remote_addr = atomic_wr(wr)->remote_addr;
-		w->rkey = atomic_wr(wr)->rkey;
-		w->compare_add = atomic_wr(wr)->compare_add;
-		w->swap = atomic_wr(wr)->swap;
-		break;
-	default:
-		break;
-	}
-	if (sroce_qp_is_ud(qp)) {
-		w->ah = to_sah(ud_wr(wr)->ah)->num;
-		w->remote_qpn = ud_wr(wr)->remote_qpn;
-		w->remote_qkey = ud_wr(wr)->remote_qkey;
+	if (info->flags & SROCE_WRF_ATOMIC) {
+		w->op.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		w->op.atomic.rkey = atomic_wr(wr)->rkey;
+		w->op.atomic.compare_add = atomic_wr(wr)->compare_add;
+		w->op.atomic.swap = atomic_wr(wr)->swap;
+	} else if (info->flags & (SROCE_WRF_WRITE | SROCE_WRF_READ)) {
+		w->op.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		w->op.rdma.rkey = rdma_wr(wr)->rkey;
+	} else if (opcode == SROCE_WR_OP_REG_MR) {
+		w->op.reg_mr.key = reg_wr(wr)->key;
+		w->op.reg_mr.access = reg_wr(wr)->access;
+	} else if (sroce_qp_is_ud(qp)) {
+		w->op.ud.ah = to_sah(ud_wr(wr)->ah)->num;
+		w->op.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		w->op.ud.remote_qkey = ud_wr(wr)->remote_qkey;
 	}
 	for (i = 0; i < wr->num_sge; i++) {
 		sge[i].addr = wr->sg_list[i].addr;

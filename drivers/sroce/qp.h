@@ -93,17 +93,14 @@ enum sroce_swqe_state {
  * @wr_id: from the WQE
  * @opcode: enum ib_uverbs_wr_opcode
  * @send_flags: enum ib_uverbs_send_flags
- * @imm: ImmDt as on the wire
+ * @imm: ImmDt as on the wire, or the rkey to invalidate (host order)
  * @length: total payload bytes
  * @num_sge: entries of @sge used (0 for inline)
  * @state: enum sroce_swqe_state
  * @numbered: @first_psn and @last_psn are set (its first packet went out,
  *	or, for a local operation, it was executed)
  * @status: the completion status of an SROCE_SWQE_ERROR entry
- * @rkey: RDMA and atomics: the remote key
- * @remote_addr: RDMA and atomics: the remote address
- * @compare_add: atomics: the compare or add operand
- * @swap: CMP_SWP: the swap operand
+ * @op: the operation's own fields, as the WQE had them (uapi)
  * @first_psn: PSN of the first packet, set when it is first sent
  * @last_psn: PSN of the last packet (of the last response for a READ)
  * @dqpn: UD: the destination QP
@@ -123,10 +120,7 @@ struct sroce_swqe {
 	u8 state;
 	bool numbered;
 	u8 status;
-	u32 rkey;
-	u64 remote_addr;
-	u64 compare_add;
-	u64 swap;
+	union sroce_wqe_op op;
 	u32 first_psn;
 	u32 last_psn;
 	u32 dqpn;

@@ -106,14 +106,16 @@ static enum ib_wc_status sroce_req_fetch_ud(struct sroce_qp *qp,
 {
 	if (w->length > sroce_req_ud_pmtu(qp))
 		return IB_WC_LOC_LEN_ERR;
-	if (!sroce_ah_lookup(qp->sdev, u->ah, qp->ibqp.pd, &w->av)) {
+	const struct sroce_wqe_ud *ud = &u->op.ud;
+
+	if (!sroce_ah_lookup(qp->sdev, ud->ah, qp->ibqp.pd, &w->av)) {
 		ibdev_dbg(qp->ibqp.device, "QP %u: no AH %u of its PD\n",
-			  qp->ibqp.qp_num, u->ah);
+			  qp->ibqp.qp_num, ud->ah);
 		return IB_WC_LOC_QP_OP_ERR;
 	}
-	w->dqpn = u->remote_qpn & SROCE_QPN_MASK;
+	w->dqpn = ud->remote_qpn & SROCE_QPN_MASK;
 	/* A Q_Key with the high bit set asks for the QP's own (IBTA 10.2.5). */
-	w->qkey = (u->remote_qkey & BIT(31)) ? qp->attr.qkey : u->remote_qkey;
+	w->qkey = (ud->remote_qkey & BIT(31)) ? qp->attr.qkey : ud->remote_qkey;
 	return 0;
 }
 
@@ -152,11 +154,7 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 					SROCE_SEND_FENCE);
 	w->imm = u.imm_data;
 	w->state = SROCE_SWQE_PENDING;
-
-	w->rkey = u.rkey;
-	w->remote_addr = u.remote_addr;
-	w->compare_add = u.compare_add;
-	w->swap = u.swap;
+	w->op = u.op;
 
 	/* Which QP types post what, and who may: the table (proto/wr.c). */
 	info = sroce_wr_info(u.opcode);
@@ -271,6 +269,7 @@ static int sroce_req_seg(struct sroce_qp *qp, const struct sroce_swqe *w,
 static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 			       struct sk_buff_head *list)
 {
+	const struct sroce_wr_info *wri = sroce_wr_info(w->opcode);
 	const struct sroce_opcode_info *info;
 	struct sroce_hdrs h = {};
 	struct sroce_seg seg;
@@ -330,15 +329,18 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	}
 	h.imm = be32_to_cpu((__force __be32)w->imm);
 	h.ieth_rkey = w->imm;	/* SEND_WITH_INV: the key, host order */
-	/* The RETH of a WRITE's first packet, of a (resumed) READ. */
-	h.reth.va = w->remote_addr + qp->req.cur_off;
-	h.reth.rkey = w->rkey;
-	h.reth.len = w->length - qp->req.cur_off;
-	h.atmeth.va = w->remote_addr;
-	h.atmeth.rkey = w->rkey;
-	h.atmeth.swap_add = w->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
-			    w->swap : w->compare_add;
-	h.atmeth.compare = w->compare_add;
+	if (wri->flags & SROCE_WRF_ATOMIC) {
+		h.atmeth.va = w->op.atomic.remote_addr;
+		h.atmeth.rkey = w->op.atomic.rkey;
+		h.atmeth.swap_add = w->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
+				    w->op.atomic.swap : w->op.atomic.compare_add;
+		h.atmeth.compare = w->op.atomic.compare_add;
+	} else if (wri->flags & (SROCE_WRF_WRITE | SROCE_WRF_READ)) {
+		/* The RETH of a WRITE's first packet, of a (resumed) READ. */
+		h.reth.va = w->op.rdma.remote_addr + qp->req.cur_off;
+		h.reth.rkey = w->op.rdma.rkey;
+		h.reth.len = w->length - qp->req.cur_off;
+	}
 	sroce_hdrs_build(hdr, hdr_len, &h);
 	__skb_queue_tail(list, skb);
 
@@ -394,8 +396,8 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w,
 		ret = sroce_mw_bind(qp, w);
 		break;
 	case SROCE_WR_OP_REG_MR:
-		ret = sroce_mr_fast_reg(qp->sdev, qp->ibqp.pd, w->rkey,
-					(int)w->swap);
+		ret = sroce_mr_fast_reg(qp->sdev, qp->ibqp.pd, w->op.reg_mr.key,
+					(int)w->op.reg_mr.access);
 		break;
 	default:
 		ret = sroce_key_invalidate(qp->sdev, w->imm, qp->ibqp.pd,
@@ -404,8 +406,8 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w,
 	}
 	if (ret) {
 		ibdev_dbg(qp->ibqp.device,
-			  "QP %u: local operation %u on key %#x/%#x failed\n",
-			  qp->ibqp.qp_num, w->opcode, w->rkey, w->imm);
+			  "QP %u: local operation %u failed\n",
+			  qp->ibqp.qp_num, w->opcode);
 		w->state = SROCE_SWQE_ERROR;
 		w->status = w->opcode == IB_UVERBS_WR_BIND_MW ?
 			    IB_WC_MW_BIND_ERR : IB_WC_LOC_QP_OP_ERR;

@@ -9,72 +9,54 @@
 
 #include "ah.h"
 
+extern "C" {
+#include "wr.h"
+}
+
 namespace sroce {
 
 namespace {
 
+/* The QP type as a bit of the work-request table's masks (proto/wr.h). */
+constexpr std::uint8_t wr_qpt(ibv_qp_type qp_type)
+{
+	switch (qp_type) {
+	case IBV_QPT_UD:
+		return SROCE_WR_QPT_UD;
+	case IBV_QPT_UC:
+		return SROCE_WR_QPT_UC;
+	default:
+		return SROCE_WR_QPT_RC;
+	}
+}
+
 /*
- * The uverbs opcode of a work request, if the QP type carries it: UD only
- * sends, UC no RDMA READ and no atomics (the table of ibv_post_send(3)).
- * The numbers are equal on both sides, but each is named so a difference
- * cannot slip through.
+ * The row of a work request's opcode in the protocol core's table, if the
+ * QP type may post it from user space (ibv_post_send(3)); the table is
+ * keyed by the uverbs opcodes, which are libibverbs' too.
  */
-bool send_opcode(ibv_wr_opcode op, ibv_qp_type qp_type, std::uint32_t *out)
+const struct sroce_wr_info *send_opcode(ibv_wr_opcode op, ibv_qp_type qp_type)
 {
-	const bool ud = qp_type == IBV_QPT_UD;
-	const bool uc = qp_type == IBV_QPT_UC;
+	const struct sroce_wr_info *info = sroce_wr_info(op);
 
-	switch (op) {
-	case IBV_WR_SEND:
-		*out = IB_UVERBS_WR_SEND;
-		return true;
-	case IBV_WR_SEND_WITH_IMM:
-		*out = IB_UVERBS_WR_SEND_WITH_IMM;
-		return true;
-	case IBV_WR_RDMA_WRITE:
-		*out = IB_UVERBS_WR_RDMA_WRITE;
-		return !ud;
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		*out = IB_UVERBS_WR_RDMA_WRITE_WITH_IMM;
-		return !ud;
-	case IBV_WR_SEND_WITH_INV:
-		*out = IB_UVERBS_WR_SEND_WITH_INV;
-		return !ud;
-	case IBV_WR_LOCAL_INV:
-		*out = IB_UVERBS_WR_LOCAL_INV;
-		return !ud;
-	case IBV_WR_BIND_MW:
-		*out = IB_UVERBS_WR_BIND_MW;
-		return !ud;
-	case IBV_WR_RDMA_READ:
-		*out = IB_UVERBS_WR_RDMA_READ;
-		return !ud && !uc;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		*out = IB_UVERBS_WR_ATOMIC_CMP_AND_SWP;
-		return !ud && !uc;
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		*out = IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD;
-		return !ud && !uc;
-	default:
-		/* TSO, driver and newer opcodes */
-		return false;
-	}
+	if (info == nullptr || (info->qp_types & wr_qpt(qp_type)) == 0 ||
+	    (info->flags & SROCE_WRF_KERNEL) != 0)
+		return nullptr;
+	return info;
 }
 
-/* Operations whose payload comes from the gather list (may be inline). */
-constexpr bool carries_payload(std::uint32_t opcode)
-{
-	switch (opcode) {
-	case IB_UVERBS_WR_SEND:
-	case IB_UVERBS_WR_SEND_WITH_IMM:
-	case IB_UVERBS_WR_SEND_WITH_INV:
-	case IB_UVERBS_WR_RDMA_WRITE:
-	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
-		return true;
-	default:
-		return false;
-	}
-}
+static_assert(int(SROCE_WR_OP_RDMA_WRITE) == int(IBV_WR_RDMA_WRITE) &&
+	      int(SROCE_WR_OP_RDMA_WRITE_IMM) ==
+		      int(IBV_WR_RDMA_WRITE_WITH_IMM) &&
+	      int(SROCE_WR_OP_SEND) == int(IBV_WR_SEND) &&
+	      int(SROCE_WR_OP_SEND_IMM) == int(IBV_WR_SEND_WITH_IMM) &&
+	      int(SROCE_WR_OP_RDMA_READ) == int(IBV_WR_RDMA_READ) &&
+	      int(SROCE_WR_OP_CMP_SWAP) == int(IBV_WR_ATOMIC_CMP_AND_SWP) &&
+	      int(SROCE_WR_OP_FETCH_ADD) == int(IBV_WR_ATOMIC_FETCH_AND_ADD) &&
+	      int(SROCE_WR_OP_LOCAL_INV) == int(IBV_WR_LOCAL_INV) &&
+	      int(SROCE_WR_OP_BIND_MW) == int(IBV_WR_BIND_MW) &&
+	      int(SROCE_WR_OP_SEND_INV) == int(IBV_WR_SEND_WITH_INV) &&
+	      int(SROCE_WR_OP_REG_MR) == int(SROCE_WR_REG_MR));
 
 /*
  * Can this BIND_MW be posted?  The WQE names the window by its new rkey
@@ -229,11 +211,12 @@ int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 		    std::uint32_t max_sge, std::uint32_t max_inline,
 		    std::span<unsigned char> slot) noexcept
 {
-	std::uint32_t opcode = 0;
+	const struct sroce_wr_info *info = send_opcode(wr.opcode, qp_type);
 	std::span<const ibv_sge> sges;
 
-	if (!send_opcode(wr.opcode, qp_type, &opcode))
+	if (info == nullptr)
 		return EINVAL;
+	const std::uint32_t opcode = wr.opcode;
 	/* A bind has no gather list: num_sge and sg_list are not read. */
 	const bool bind = opcode == IB_UVERBS_WR_BIND_MW;
 	if (bind && !bind_is_valid(wr))
@@ -247,7 +230,7 @@ int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 	std::uint64_t inline_len = 0;
 
 	if (inl) {
-		if (!carries_payload(opcode))
+		if ((info->flags & SROCE_WRF_GATHER) == 0)
 			return EINVAL;
 		for (const ibv_sge &sge : sges)
 			inline_len += sge.length;
@@ -263,54 +246,46 @@ int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 	w.wr_id = wr.wr_id;
 	w.opcode = opcode;
 	w.send_flags = to_sroce_send_flags(wr.send_flags);
-	switch (opcode) {
-	case IB_UVERBS_WR_SEND_WITH_IMM:
-	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
-		/* Network byte order on both sides: copied as is. */
-		w.imm_data = wr.imm_data;
-		break;
-	case IB_UVERBS_WR_SEND_WITH_INV:
-	case IB_UVERBS_WR_LOCAL_INV:
-		/* The rkey to invalidate, host order. */
-		w.imm_data = wr.invalidate_rkey;
-		break;
-	default:
-		break;
-	}
-	switch (opcode) {
-	case IB_UVERBS_WR_RDMA_WRITE:
-	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
-	case IB_UVERBS_WR_RDMA_READ:
-		w.remote_addr = wr.wr.rdma.remote_addr;
-		w.rkey = wr.wr.rdma.rkey;
-		break;
-	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
-	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
-		w.remote_addr = wr.wr.atomic.remote_addr;
-		w.rkey = wr.wr.atomic.rkey;
-		w.compare_add = wr.wr.atomic.compare_add;
-		w.swap = wr.wr.atomic.swap;
-		break;
-	case IB_UVERBS_WR_BIND_MW: {
-		const ibv_mw_bind_info &info = wr.bind_mw.bind_info;
+	if ((info->flags & SROCE_WRF_IMM) != 0)
+		w.imm_data = wr.imm_data; /* network order on both sides */
+	else if ((info->flags & SROCE_WRF_INV) != 0)
+		w.invalidate_rkey = wr.invalidate_rkey;
+	if ((info->flags & SROCE_WRF_ATOMIC) != 0) {
+		w.op.atomic = {
+			.remote_addr = wr.wr.atomic.remote_addr,
+			.compare_add = wr.wr.atomic.compare_add,
+			.swap = wr.wr.atomic.swap,
+			.rkey = wr.wr.atomic.rkey,
+			.reserved = 0,
+		};
+	} else if ((info->flags & (SROCE_WRF_WRITE | SROCE_WRF_READ)) != 0) {
+		w.op.rdma = {
+			.remote_addr = wr.wr.rdma.remote_addr,
+			.rkey = wr.wr.rdma.rkey,
+			.reserved = 0,
+		};
+	} else if (bind) {
+		const ibv_mw_bind_info &b = wr.bind_mw.bind_info;
 
-		w.rkey = wr.bind_mw.rkey;
-		w.remote_addr = info.addr;
-		w.compare_add = info.length;
-		/* IBV_ACCESS_* as they are: the kernel checks them. */
-		w.swap = info.mw_access_flags;
-		/* The region's lkey; an unbind may have no region. */
-		w.imm_data = info.length != 0 ? info.mr->lkey : 0;
-		break;
-	}
-	default:
-		break;
-	}
-	if (qp_type == IBV_QPT_UD) {
-		w.remote_qpn = wr.wr.ud.remote_qpn;
-		w.remote_qkey = wr.wr.ud.remote_qkey;
-		/* The kernel checks the number (its AH, of the QP's PD). */
-		w.ah = wr.wr.ud.ah != nullptr ? to_ah(wr.wr.ud.ah)->num : 0;
+		w.op.bind = {
+			.addr = b.addr,
+			.length = b.length,
+			/* The region's lkey; an unbind may have no region. */
+			.mr_lkey = b.length != 0 ? b.mr->lkey : 0,
+			.rkey = wr.bind_mw.rkey,
+			/* IBV_ACCESS_* as they are: the kernel checks them. */
+			.access = b.mw_access_flags,
+			.reserved = 0,
+		};
+	} else if (qp_type == IBV_QPT_UD) {
+		w.op.ud = {
+			/* The kernel checks the number (its AH, of the QP's PD). */
+			.ah = wr.wr.ud.ah != nullptr ? to_ah(wr.wr.ud.ah)->num
+						     : 0,
+			.remote_qpn = wr.wr.ud.remote_qpn,
+			.remote_qkey = wr.wr.ud.remote_qkey,
+			.reserved = 0,
+		};
 	}
 
 	const std::span<unsigned char> payload = slot.subspan(sizeof(w));

@@ -27,8 +27,8 @@
 
 #include <linux/types.h>
 
-#define SROCE_UVERBS_ABI_VERSION	1
-#define SROCE_UVERBS_ABI_VERSION_MIN	1
+#define SROCE_UVERBS_ABI_VERSION	2
+#define SROCE_UVERBS_ABI_VERSION_MIN	2
 
 /* Private enum rdma_driver_id value ('S' 'R'); see above. */
 #define SROCE_DRIVER_ID			0x5352
@@ -323,45 +323,134 @@ enum sroce_send_flags {
 };
 
 /**
+ * struct sroce_wqe_rdma - RDMA WRITE (with immediate) and RDMA READ
+ * @remote_addr: the remote address
+ * @rkey: the remote key
+ * @reserved: zero
+ */
+struct sroce_wqe_rdma {
+	__aligned_u64 remote_addr;
+	__u32 rkey;
+	__u32 reserved;
+};
+
+/**
+ * struct sroce_wqe_atomic - ATOMIC_CMP_AND_SWP and ATOMIC_FETCH_AND_ADD
+ * @remote_addr: the remote address, 8-byte aligned
+ * @compare_add: the compare (CMP_SWP) or add (FETCH_ADD) operand
+ * @swap: CMP_SWP: the swap operand
+ * @rkey: the remote key
+ * @reserved: zero
+ */
+struct sroce_wqe_atomic {
+	__aligned_u64 remote_addr;
+	__aligned_u64 compare_add;
+	__aligned_u64 swap;
+	__u32 rkey;
+	__u32 reserved;
+};
+
+/**
+ * struct sroce_wqe_ud - the destination of a UD send
+ * @ah: the address handle's number (&struct sroce_create_ah_resp)
+ * @remote_qpn: the destination QP
+ * @remote_qkey: the destination Q_Key; with the high bit set, the
+ *	sending QP's own Q_Key (IBTA 10.2.5)
+ * @reserved: zero
+ */
+struct sroce_wqe_ud {
+	__u32 ah;
+	__u32 remote_qpn;
+	__u32 remote_qkey;
+	__u32 reserved;
+};
+
+/**
+ * struct sroce_wqe_bind - BIND_MW
+ * @addr: the first address of the window
+ * @length: its length in bytes (0 unbinds a type 1 window; a type 2
+ *	window binds with at least 1)
+ * @mr_lkey: the lkey of the memory region the window is bound to (any
+ *	value with a length of 0)
+ * @rkey: the window's new rkey, which also names the window: its upper 24
+ *	bits are the window's index, the low byte is the consumer's choice
+ *	(ibv_inc_rkey() of the window's key, for ibv_bind_mw())
+ * @access: the window's access flags, only IB_ACCESS_REMOTE_READ/_WRITE/
+ *	_ATOMIC (the values of IBV_ACCESS_*); anything else, zero-based
+ *	windows included, fails the bind
+ * @reserved: zero
+ */
+struct sroce_wqe_bind {
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__u32 mr_lkey;
+	__u32 rkey;
+	__u32 access;
+	__u32 reserved;
+};
+
+/**
+ * struct sroce_wqe_reg_mr - REG_MR (fast registration), kernel users only
+ * @key: the region's new key (its index, and the variant the user chose)
+ * @access: IB_ACCESS_* flags of the registration
+ *
+ * Its opcode is %SROCE_WR_REG_MR; one in a user ring completes with
+ * IB_WC_LOC_QP_OP_ERR (user space registers through the REG_MR command).
+ */
+struct sroce_wqe_reg_mr {
+	__u32 key;
+	__u32 access;
+};
+
+/*
+ * The opcode of REG_MR in a send WQE: no uverbs opcode exists for it (the
+ * kernel's IB_WR_REG_MR).
+ */
+#define SROCE_WR_REG_MR		0x20
+
+/**
+ * union sroce_wqe_op - what a send WQE's operation needs besides its data
+ * @rdma: RDMA WRITE, WRITE_WITH_IMM, READ
+ * @atomic: the atomics
+ * @ud: SEND and SEND_WITH_IMM on a UD QP
+ * @bind: BIND_MW
+ * @reg_mr: REG_MR (kernel only)
+ * @reserved: the union's size; zero where no member says otherwise
+ */
+union sroce_wqe_op {
+	struct sroce_wqe_rdma rdma;
+	struct sroce_wqe_atomic atomic;
+	struct sroce_wqe_ud ud;
+	struct sroce_wqe_bind bind;
+	struct sroce_wqe_reg_mr reg_mr;
+	__u8 reserved[40];
+};
+
+/**
  * struct sroce_send_wqe - a send queue entry header (80 bytes)
  * @wr_id: returned in the completion
- * @opcode: an enum ib_uverbs_wr_opcode value (IB_UVERBS_WR_SEND ...)
+ * @opcode: an enum ib_uverbs_wr_opcode value (IB_UVERBS_WR_SEND ...), or
+ *	%SROCE_WR_REG_MR
  * @send_flags: &enum sroce_send_flags
  * @num_sge: SGEs following the header (ignored with %SROCE_SEND_INLINE)
  * @inline_len: with %SROCE_SEND_INLINE: bytes of payload following the
  *	header, at most the QP's max_inline_data
  * @imm_data: SEND_WITH_IMM / RDMA_WRITE_WITH_IMM: the immediate data in
- *	network byte order (as ibv_send_wr.imm_data); SEND_WITH_INV and
- *	LOCAL_INV: the rkey to invalidate, host order; BIND_MW: the lkey of
- *	the memory region the window is bound to (any value with a length
- *	of 0)
- * @rkey: RDMA and atomic operations: the remote key; BIND_MW: the
- *	window's new rkey, which also names the window: its upper 24 bits
- *	are the window's index, the low byte is the consumer's choice
- *	(ibv_inc_rkey() of the window's key, for ibv_bind_mw())
- * @remote_addr: RDMA and atomic operations: the remote address; BIND_MW:
- *	the first address of the window
- * @compare_add: atomics: the compare (CMP_SWP) or add (FETCH_ADD) operand;
- *	BIND_MW: the length of the window in bytes (0 unbinds a type 1
- *	window)
- * @swap: CMP_SWP: the swap operand; BIND_MW: the window's access flags,
- *	only IB_ACCESS_REMOTE_READ/_WRITE/_ATOMIC (the values of
- *	IBV_ACCESS_*); anything else, zero-based windows included, fails
- *	the bind
- * @remote_qpn: UD: the destination QP
- * @remote_qkey: UD: the destination Q_Key
- * @ah: UD: the address handle's number
+ *	network byte order (as ibv_send_wr.imm_data)
+ * @invalidate_rkey: SEND_WITH_INV and LOCAL_INV: the rkey to invalidate,
+ *	host order
+ * @reserved0: zero
+ * @op: the operation's own fields (&union sroce_wqe_op)
  * @reserved: zero
  *
  * The header is followed, in the same entry, by the gather list (@num_sge
  * &struct sroce_sge) or, with %SROCE_SEND_INLINE, by the payload itself
- * (@inline_len bytes).  BIND_MW and LOCAL_INV carry neither (@num_sge 0,
- * inline refused); they execute in their turn in the queue, and a failure
- * completes with IB_WC_MW_BIND_ERR (bind) or IB_WC_LOC_QP_OP_ERR
- * (invalidation) and moves the QP to the error state.  A type 2 window
- * binds with a length of at least 1.  The ring's entry_size is the header plus room for
- * the QP's max_send_sge elements or its max_inline_data bytes, whichever is
- * larger.
+ * (@inline_len bytes).  BIND_MW, LOCAL_INV and REG_MR carry neither
+ * (@num_sge 0, inline refused); they execute in their turn in the queue,
+ * and a failure completes with IB_WC_MW_BIND_ERR (bind) or
+ * IB_WC_LOC_QP_OP_ERR (the others) and moves the QP to the error state.
+ * The ring's entry_size is the header plus room for the QP's max_send_sge
+ * elements or its max_inline_data bytes, whichever is larger.
  */
 struct sroce_send_wqe {
 	__aligned_u64 wr_id;
@@ -369,15 +458,13 @@ struct sroce_send_wqe {
 	__u32 send_flags;
 	__u32 num_sge;
 	__u32 inline_len;
-	__u32 imm_data;
-	__u32 rkey;
-	__aligned_u64 remote_addr;
-	__aligned_u64 compare_add;
-	__aligned_u64 swap;
-	__u32 remote_qpn;
-	__u32 remote_qkey;
-	__u32 ah;
-	__u32 reserved[3];
+	union {
+		__u32 imm_data;
+		__u32 invalidate_rkey;
+	};
+	__u32 reserved0;
+	union sroce_wqe_op op;
+	__u32 reserved[2];
 };
 
 /**

@@ -229,7 +229,8 @@ TEST(UcontextResponse, AcceptsSupportedAbiAndKeepsFields)
 TEST(UcontextResponse, RefusesAbiOutsideRange)
 {
 	const std::uint32_t bad[] = {
-		SROCE_UVERBS_ABI_VERSION_MIN - 1, /* 0: kernel left it unset */
+		SROCE_UVERBS_ABI_VERSION_MIN - 1, /* an older kernel's */
+		0, /* kernel left it unset */
 		SROCE_UVERBS_ABI_VERSION + 1,
 		0xffffffffU,
 	};

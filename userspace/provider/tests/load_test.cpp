@@ -448,11 +448,12 @@ TEST_F(ProviderLoad, MemoryWindowsThroughLibibverbs)
 	sroce_send_wqe w{};
 	std::memcpy(&w, q->sq.ring.entries, sizeof(w));
 	EXPECT_EQ(w.opcode, static_cast<std::uint32_t>(IB_UVERBS_WR_BIND_MW));
-	EXPECT_EQ(w.rkey, 0x00004400U);
-	EXPECT_EQ(w.imm_data, 0x00000a01U);
-	EXPECT_EQ(w.remote_addr, 0x4000U);
-	EXPECT_EQ(w.compare_add, 0x100U);
-	EXPECT_EQ(w.swap, static_cast<std::uint64_t>(IBV_ACCESS_REMOTE_WRITE));
+	EXPECT_EQ(w.op.bind.rkey, 0x00004400U);
+	EXPECT_EQ(w.op.bind.mr_lkey, 0x00000a01U);
+	EXPECT_EQ(w.op.bind.addr, 0x4000U);
+	EXPECT_EQ(w.op.bind.length, 0x100U);
+	EXPECT_EQ(w.op.bind.access,
+		  static_cast<std::uint32_t>(IBV_ACCESS_REMOTE_WRITE));
 	EXPECT_EQ(w.wr_id, 7U);
 	ASSERT_EQ(ibv_destroy_qp(&q->vqp.qp), 0);
 

@@ -291,17 +291,18 @@ TEST_F(QpBind, Type1BindPostsTheNextKeyAndTakesIt)
 	EXPECT_EQ(w.send_flags,
 		  static_cast<std::uint32_t>(SROCE_SEND_SIGNALED));
 	EXPECT_EQ(w.num_sge, 0U);
-	EXPECT_EQ(w.rkey, 0x00077700U);
-	EXPECT_EQ(w.imm_data, 0x00beef11U);
-	EXPECT_EQ(w.remote_addr, 0x10000U);
-	EXPECT_EQ(w.compare_add, 0x800U);
-	EXPECT_EQ(w.swap, static_cast<std::uint64_t>(IBV_ACCESS_REMOTE_READ));
+	EXPECT_EQ(w.op.bind.rkey, 0x00077700U);
+	EXPECT_EQ(w.op.bind.mr_lkey, 0x00beef11U);
+	EXPECT_EQ(w.op.bind.addr, 0x10000U);
+	EXPECT_EQ(w.op.bind.length, 0x800U);
+	EXPECT_EQ(w.op.bind.access,
+		  static_cast<std::uint32_t>(IBV_ACCESS_REMOTE_READ));
 	EXPECT_EQ(written().size(), 32U) << "the doorbell, like any post";
 
 	/* The next bind steps from the key the window has now. */
 	ASSERT_EQ(bind(), 0);
 	EXPECT_EQ(mw_.rkey, 0x00077701U);
-	EXPECT_EQ(sq_wqe(1).rkey, 0x00077701U);
+	EXPECT_EQ(sq_wqe(1).op.bind.rkey, 0x00077701U);
 }
 
 TEST_F(QpBind, Type1UnbindWithoutARegion)
@@ -312,9 +313,9 @@ TEST_F(QpBind, Type1UnbindWithoutARegion)
 	ASSERT_EQ(bind(), 0);
 	EXPECT_EQ(mw_.rkey, 0x00077700U);
 	const sroce_send_wqe w = sq_wqe(0);
-	EXPECT_EQ(w.compare_add, 0U);
-	EXPECT_EQ(w.imm_data, 0U);
-	EXPECT_EQ(w.rkey, 0x00077700U);
+	EXPECT_EQ(w.op.bind.length, 0U);
+	EXPECT_EQ(w.op.bind.mr_lkey, 0U);
+	EXPECT_EQ(w.op.bind.rkey, 0x00077700U);
 }
 
 TEST_F(QpBind, KeyUnchangedWhenNothingWasPosted)
@@ -392,7 +393,7 @@ TEST_F(QpBind, Type2BindThroughPostSend)
 	ibv_send_wr *bad = nullptr;
 
 	ASSERT_EQ(post_send(&bad), 0);
-	EXPECT_EQ(sq_wqe(0).rkey, 0x00077742U);
+	EXPECT_EQ(sq_wqe(0).op.bind.rkey, 0x00077742U);
 	EXPECT_EQ(sq_wqe(0).opcode,
 		  static_cast<std::uint32_t>(IB_UVERBS_WR_BIND_MW));
 	EXPECT_EQ(mw_.rkey, 0x000777ffU) << "the application keeps the key";

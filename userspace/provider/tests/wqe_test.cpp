@@ -173,13 +173,13 @@ TEST(WqeEncoding, SendWithSgesHasHeaderThenGatherList)
 	EXPECT_EQ(w.num_sge, 3U);
 	EXPECT_EQ(w.inline_len, 0U);
 	EXPECT_EQ(w.imm_data, htonl(0xa1b2c3d4U));
-	EXPECT_EQ(w.remote_addr, 0x123456789abcULL);
-	EXPECT_EQ(w.rkey, 0x4242U);
-	EXPECT_EQ(w.compare_add, 0U);
-	EXPECT_EQ(w.swap, 0U);
-	EXPECT_EQ(w.remote_qpn, 0U);
-	EXPECT_EQ(w.remote_qkey, 0U);
-	EXPECT_EQ(w.ah, 0U);
+	EXPECT_EQ(w.op.rdma.remote_addr, 0x123456789abcULL);
+	EXPECT_EQ(w.op.rdma.rkey, 0x4242U);
+	EXPECT_EQ(w.op.rdma.reserved, 0U);
+	/* Nothing of the union past the operation's own fields. */
+	for (std::size_t i = sizeof(w.op.rdma); i < sizeof(w.op.reserved); ++i)
+		EXPECT_EQ(w.op.reserved[i], 0U) << i;
+	EXPECT_EQ(w.reserved0, 0U);
 	for (std::uint32_t r : w.reserved)
 		EXPECT_EQ(r, 0U);
 
@@ -299,7 +299,7 @@ TEST(WqeEncoding, InvalidateCarriesTheRkeyInHostOrder)
 		wr.opcode = op;
 		const encoded e = encode(wr);
 		ASSERT_EQ(e.ret, 0) << op;
-		EXPECT_EQ(e.wqe().imm_data, 0x00c0ffeeU) << op;
+		EXPECT_EQ(e.wqe().invalidate_rkey, 0x00c0ffeeU) << op;
 	}
 }
 
@@ -315,8 +315,8 @@ TEST(WqeEncoding, RdmaReadAndAtomicFields)
 	wr.wr.rdma.rkey = 0x1001;
 	sroce_send_wqe w = encode(wr).wqe();
 	EXPECT_EQ(w.opcode, static_cast<std::uint32_t>(IB_UVERBS_WR_RDMA_READ));
-	EXPECT_EQ(w.remote_addr, 0xaaaabbbbccccULL);
-	EXPECT_EQ(w.rkey, 0x1001U);
+	EXPECT_EQ(w.op.rdma.remote_addr, 0xaaaabbbbccccULL);
+	EXPECT_EQ(w.op.rdma.rkey, 0x1001U);
 
 	wr = ibv_send_wr{};
 	wr.sg_list = &sg;
@@ -329,17 +329,18 @@ TEST(WqeEncoding, RdmaReadAndAtomicFields)
 	w = encode(wr).wqe();
 	EXPECT_EQ(w.opcode,
 		  static_cast<std::uint32_t>(IB_UVERBS_WR_ATOMIC_CMP_AND_SWP));
-	EXPECT_EQ(w.remote_addr, 0x10000008ULL);
-	EXPECT_EQ(w.compare_add, 0x1111222233334444ULL);
-	EXPECT_EQ(w.swap, 0x5555666677778888ULL);
-	EXPECT_EQ(w.rkey, 0x2002U);
+	EXPECT_EQ(w.op.atomic.remote_addr, 0x10000008ULL);
+	EXPECT_EQ(w.op.atomic.compare_add, 0x1111222233334444ULL);
+	EXPECT_EQ(w.op.atomic.swap, 0x5555666677778888ULL);
+	EXPECT_EQ(w.op.atomic.rkey, 0x2002U);
+	EXPECT_EQ(w.op.atomic.reserved, 0U);
 	EXPECT_EQ(w.num_sge, 1U);
 
 	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 	w = encode(wr).wqe();
 	EXPECT_EQ(w.opcode, static_cast<std::uint32_t>(
 				    IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD));
-	EXPECT_EQ(w.compare_add, 0x1111222233334444ULL);
+	EXPECT_EQ(w.op.atomic.compare_add, 0x1111222233334444ULL);
 }
 
 TEST(WqeEncoding, OpcodesMapToUverbsValues)
@@ -406,6 +407,11 @@ TEST(WqeEncoding, RefusesWhatCannotBePosted)
 	EXPECT_EQ(encode(wr, IBV_QPT_UD).ret, EINVAL);
 	wr.opcode = IBV_WR_SEND_WITH_IMM;
 	EXPECT_EQ(encode(wr, IBV_QPT_UD).ret, 0);
+	/* UC has no SEND with invalidate on the wire (IBTA 9.2.6). */
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	EXPECT_EQ(encode(wr, IBV_QPT_RC).ret, 0);
+	EXPECT_EQ(encode(wr, IBV_QPT_UC).ret, EINVAL);
+	EXPECT_EQ(encode(wr, IBV_QPT_UD).ret, EINVAL);
 }
 
 /* A context, a region and a window of it, as libibverbs leaves them. */
@@ -472,19 +478,21 @@ TEST(WqeEncoding, BindMwFieldsAsTheAbiDocumentsThem)
 						     SROCE_SEND_SOLICITED));
 		EXPECT_EQ(w.num_sge, 0U);
 		EXPECT_EQ(w.inline_len, 0U);
-		EXPECT_EQ(w.imm_data, 0x00abcd07U) << "the region's lkey";
-		EXPECT_EQ(w.rkey, 0x00123401U) << "the new key, as given";
-		EXPECT_EQ(w.remote_addr, 0x7f0000001000ULL);
-		EXPECT_EQ(w.compare_add, 0x123456789ULL) << "the length";
+		EXPECT_EQ(w.imm_data, 0U);
+		EXPECT_EQ(w.op.bind.mr_lkey, 0x00abcd07U)
+			<< "the region's lkey";
+		EXPECT_EQ(w.op.bind.rkey, 0x00123401U)
+			<< "the new key, as given";
+		EXPECT_EQ(w.op.bind.addr, 0x7f0000001000ULL);
+		EXPECT_EQ(w.op.bind.length, 0x123456789ULL);
 		/* Access flags as libibverbs' values, unconverted. */
-		EXPECT_EQ(w.swap,
-			  static_cast<std::uint64_t>(IBV_ACCESS_REMOTE_READ |
+		EXPECT_EQ(w.op.bind.access,
+			  static_cast<std::uint32_t>(IBV_ACCESS_REMOTE_READ |
 						     IBV_ACCESS_REMOTE_WRITE |
 						     IBV_ACCESS_REMOTE_ATOMIC |
 						     IBV_ACCESS_ZERO_BASED));
-		EXPECT_EQ(w.remote_qpn, 0U);
-		EXPECT_EQ(w.remote_qkey, 0U);
-		EXPECT_EQ(w.ah, 0U);
+		EXPECT_EQ(w.op.bind.reserved, 0U);
+		EXPECT_EQ(w.reserved0, 0U);
 		for (std::uint32_t r : w.reserved)
 			EXPECT_EQ(r, 0U);
 		/* Nothing after the header. */
@@ -516,16 +524,16 @@ TEST(WqeEncoding, UnbindOfAType1WindowNeedsNoRegion)
 	/* With the region given, its lkey is still not sent. */
 	sroce_send_wqe w = encode(wr).wqe();
 	EXPECT_EQ(w.opcode, static_cast<std::uint32_t>(IB_UVERBS_WR_BIND_MW));
-	EXPECT_EQ(w.compare_add, 0U);
-	EXPECT_EQ(w.imm_data, 0U);
+	EXPECT_EQ(w.op.bind.length, 0U);
+	EXPECT_EQ(w.op.bind.mr_lkey, 0U);
 
 	wr.bind_mw.bind_info.mr = nullptr;
 	const encoded e = encode(wr);
 	ASSERT_EQ(e.ret, 0);
 	w = e.wqe();
-	EXPECT_EQ(w.compare_add, 0U);
-	EXPECT_EQ(w.imm_data, 0U);
-	EXPECT_EQ(w.rkey, 0x001234ffU);
+	EXPECT_EQ(w.op.bind.length, 0U);
+	EXPECT_EQ(w.op.bind.mr_lkey, 0U);
+	EXPECT_EQ(w.op.bind.rkey, 0x001234ffU);
 }
 
 TEST(WqeEncoding, BindMwOnRcAndUcOnly)
@@ -611,19 +619,19 @@ TEST(WqeEncoding, UdSendCarriesDestinationQp)
 	wr.wr.ud.remote_qkey = 0x80010000U;
 
 	sroce_send_wqe w = encode(wr, IBV_QPT_UD).wqe();
-	EXPECT_EQ(w.remote_qpn, 0x123456U);
-	EXPECT_EQ(w.remote_qkey, 0x80010000U);
-	EXPECT_EQ(w.ah, 0x77U) << "the AH's number from CREATE_AH";
-	EXPECT_EQ(w.remote_addr, 0U);
+	EXPECT_EQ(w.op.ud.remote_qpn, 0x123456U);
+	EXPECT_EQ(w.op.ud.remote_qkey, 0x80010000U);
+	EXPECT_EQ(w.op.ud.ah, 0x77U) << "the AH's number from CREATE_AH";
+	EXPECT_EQ(w.op.ud.reserved, 0U);
 
 	/* No AH: number 0, which the kernel refuses (a local error). */
 	wr.wr.ud.ah = nullptr;
-	EXPECT_EQ(encode(wr, IBV_QPT_UD).wqe().ah, 0U);
+	EXPECT_EQ(encode(wr, IBV_QPT_UD).wqe().op.ud.ah, 0U);
 
-	/* On RC the same union is not looked at for a send. */
+	/* On RC the union is not written for a send. */
 	w = encode(wr, IBV_QPT_RC).wqe();
-	EXPECT_EQ(w.remote_qpn, 0U);
-	EXPECT_EQ(w.remote_qkey, 0U);
+	EXPECT_EQ(w.op.ud.remote_qpn, 0U);
+	EXPECT_EQ(w.op.ud.remote_qkey, 0U);
 }
 
 TEST(WqeEncoding, RecvHasHeaderThenScatterList)

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <elf.h>
 #include <fcntl.h>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <spawn.h>
@@ -125,8 +126,9 @@ protected:
 
 	void TearDown() override
 	{
+		std::error_code ec;
 		if (!dir_.empty())
-			std::system(("rm -rf '" + dir_ + "'").c_str());
+			std::filesystem::remove_all(dir_, ec);
 	}
 
 	/*

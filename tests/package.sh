@@ -124,6 +124,12 @@ test_setup() {
 	local left
 	left=$(sroce_leftovers)
 	[ -z "$left" ] || { echo "$left"; fail "sroce is installed already (on the host?)"; }
+	# The guest's /dev is a bare devtmpfs: add the links udev makes on a
+	# real system, without which bash's <(...) fails (DKMS uses it).
+	[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+	[ -e /dev/stdin ] || ln -s /proc/self/fd/0 /dev/stdin
+	[ -e /dev/stdout ] || ln -s /proc/self/fd/1 /dev/stdout
+	[ -e /dev/stderr ] || ln -s /proc/self/fd/2 /dev/stderr
 	# man-db's trigger reindexes every manual page: minutes under TCG.
 	rm -f /var/lib/man-db/auto-update
 	headers_to_tmpfs

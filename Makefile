@@ -9,6 +9,10 @@
 #                   (T=<pattern> runs only the tests whose name matches)
 #   make demo       install what is missing, build, show sroce in a guest
 #   make install    install the module and the provider on this host
+#   make deb        build the Debian packages sroce-dkms and
+#                   ibverbs-providers-sroce into build/deb/ (scripts/build-deb)
+#   make dkms-install  build and install sroce.ko with DKMS from this tree
+#                   (dkms add/build/install; make dkms-uninstall undoes it)
 #   make clean      remove everything built
 #   make lint       checkpatch --strict and sparse over the kernel code
 #   make fuzz       fuzz the receive parser for FUZZ_SECONDS (default 3600)
@@ -31,6 +35,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all module userspace check demo install install-module install-provider clean lint deps fuzz
 .PHONY: check-debug check-sweep soak debug-kernel debug-module kmod-test
+.PHONY: deb dkms-src dkms-install dkms-uninstall
 
 all: module kmod-test userspace
 
@@ -55,7 +60,7 @@ deps:
 # check and demo install missing packages first, then build in a new make so
 # that KVER is read after the kernel headers exist.
 check: deps
-	$(MAKE) all
+	$(MAKE) all deb
 	scripts/check '$(T)'
 
 # The debug kernel's sroce.ko is built from a copy of the sources in its own
@@ -115,6 +120,34 @@ install-module:
 
 install-provider:
 	DESTDIR=$(DESTDIR) cmake --install $(CMAKE_BUILD)
+
+# Debian packages (debian/), built on a copy of the tree under build/deb/.
+deb:
+	scripts/build-deb $(BUILD)/deb
+
+# DKMS from this tree: the module's sources (scripts/dkms-src) are staged
+# in build/dkms/sroce-VERSION, which `dkms add` copies to /usr/src; then
+# built and installed for KVER.  VERSION is dkms.conf's PACKAGE_VERSION.
+# DKMS_ARGS go to every dkms command (scripts/check runs it with private
+# --dkmstree/--sourcetree/--installtree and --no-depmod).
+VERSION  := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(CURDIR)/dkms.conf)
+DKMS_SRC := $(BUILD)/dkms/sroce-$(VERSION)
+DKMS     := dkms $(DKMS_ARGS)
+
+dkms-src:
+	rm -rf $(DKMS_SRC)
+	scripts/dkms-src $(DKMS_SRC)
+
+dkms-install: dkms-src
+	@! $(DKMS) status sroce/$(VERSION) | grep -q . || { \
+		echo "make: sroce/$(VERSION) is in DKMS already (the sroce-dkms package, or make dkms-install): make dkms-uninstall or apt purge sroce-dkms first"; exit 1; }
+	$(DKMS) add $(DKMS_SRC)
+	$(DKMS) build sroce/$(VERSION) -k $(KVER)
+	$(DKMS) install sroce/$(VERSION) -k $(KVER)
+
+dkms-uninstall:
+	$(DKMS) remove sroce/$(VERSION) --all
+	rm -rf $(if $(DKMS_SOURCETREE),$(DKMS_SOURCETREE),/usr/src)/sroce-$(VERSION)
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean

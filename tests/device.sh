@@ -106,6 +106,15 @@ test_mtu() {
 	ibv_devinfo -d sroce0 | grep -E 'max_mtu:[[:space:]]+4096'
 }
 
+test_link_delete() {
+	rdma link delete sroce0
+	wait_for 10 rdma_dev_gone sroce0
+	if ibv_devices | grep -q sroce0; then fail "ibv_devices still lists sroce0"; fi
+	# The netdev is free again: a new link on it works.
+	rdma link add sroce0 type sroce netdev v0
+	rdma_dev_exists sroce0
+}
+
 test_link_add_netns() {
 	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
 	ip netns exec "$NS" rdma link show sroce1/1 | grep -q 'netdev v1'
@@ -114,16 +123,9 @@ test_link_add_netns() {
 	ip netns exec "$NS" ibv_devinfo -v -d sroce1 | grep -q '::ffff:10\.91\.0\.2'
 }
 
-test_link_delete() {
-	rdma link delete sroce0
-	wait_for 10 rdma_dev_gone sroce0
-	! ibv_devices | grep -q sroce0
-	# The netdev is free again: a new link on it works.
-	rdma link add sroce0 type sroce netdev v0
-	rdma_dev_exists sroce0
-}
-
 test_netns_delete() {
+	# sroce0 as the setup made it, whatever "rdma link delete" left.
+	rdma_dev_exists sroce0 || rdma link add sroce0 type sroce netdev v0
 	rdma_dev_exists sroce1
 	ip netns del "$NS"
 	wait_for 20 rdma_dev_gone sroce1
@@ -137,10 +139,9 @@ test_rmmod_with_devices() {
 	ip link set d0 up
 	rdma link add sroce2 type sroce netdev d0
 	rdma link add sroce3 type sroce netdev d1
-	rmmod sroce
+	sroce_rmmod
 	rdma_dev_gone sroce2
 	rdma_dev_gone sroce3
-	! lsmod | grep -q '^sroce '
 	# The netdevs are free and the module loads again.
 	ip link del d0
 	ip link del d1
@@ -148,16 +149,18 @@ test_rmmod_with_devices() {
 	rmmod sroce
 }
 
-ktap_plan 11
-run_test "module loads" test_load
-run_test "rdma link add in init_net" test_link_add
-run_test "ibv_devinfo shows an active Ethernet port" test_devinfo
-run_test "GID table holds IPv4, IPv6 and link-local GIDs" test_gids
-run_test "GIDs follow address changes" test_gid_follows_addresses
-run_test "port state follows the netdev" test_port_state
-run_test "active MTU follows the netdev MTU" test_mtu
-run_test "rdma link add inside a network namespace" test_link_add_netns
-run_test "rdma link delete" test_link_delete
-run_test "deleting the namespace removes its device" test_netns_delete
-run_test "rmmod with devices present" test_rmmod_with_devices
-ktap_finish
+# The namespace's device is the setup of the cases after it.
+cases() {
+	run_setup "module loads" test_load
+	run_setup "rdma link add in init_net" test_link_add
+	run_test "ibv_devinfo shows an active Ethernet port" test_devinfo
+	run_test "GID table holds IPv4, IPv6 and link-local GIDs" test_gids
+	run_test "GIDs follow address changes" test_gid_follows_addresses
+	run_test "port state follows the netdev" test_port_state
+	run_test "active MTU follows the netdev MTU" test_mtu
+	run_test "rdma link delete" test_link_delete
+	run_setup "rdma link add inside a network namespace" test_link_add_netns
+	run_test "deleting the namespace removes its device" test_netns_delete
+	run_test "rmmod with devices present" test_rmmod_with_devices
+}
+ktap_run cases

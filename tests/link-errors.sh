@@ -22,12 +22,24 @@ trap cleanup EXIT
 
 # Device names currently registered, one line.
 rdma_devs() {
-	ls /sys/class/infiniband 2>/dev/null | tr '\n' ' '
+	local d out=
+	for d in /sys/class/infiniband/*; do
+		[ -e "$d" ] && out+="${d##*/} "
+	done
+	echo "$out"
 }
 
 # kernel_said PATTERN: the kernel log explains a refusal.
 kernel_said() {
 	dmesg | tail -n 20 | grep -E "$1"
+}
+
+# refused CMD...: CMD fails, and the devices are the ones there were.
+refused() {
+	local before
+	before=$(rdma_devs)
+	expect_fail "$@"
+	[ "$(rdma_devs)" = "$before" ] || fail "devices were '$before', now '$(rdma_devs)'"
 }
 
 test_setup() {
@@ -42,51 +54,53 @@ test_setup() {
 	[ -z "$(rdma_devs)" ]
 }
 
+# sroce0 on v0, a device to collide with.
+sroce0_on_v0() {
+	rdma_dev_exists sroce0 || rdma link add sroce0 type sroce netdev v0
+	rdma link show sroce0/1 | grep -q 'netdev v0'
+}
+
 test_missing_netdev() {
-	expect_fail rdma link add sroce0 type sroce netdev nosuchdev0
-	[ -z "$(rdma_devs)" ]
+	refused rdma link add sroce0 type sroce netdev nosuchdev0
 }
 
 test_loopback() {
-	expect_fail rdma link add sroce0 type sroce netdev lo
+	refused rdma link add sroce0 type sroce netdev lo
 	kernel_said 'sroce.*lo'
-	[ -z "$(rdma_devs)" ]
 }
 
 test_not_ethernet() {
-	expect_fail rdma link add sroce0 type sroce netdev t0
+	refused rdma link add sroce0 type sroce netdev t0
 	kernel_said 'sroce.*t0'
-	[ -z "$(rdma_devs)" ]
 }
 
 test_twice_same_netdev() {
-	rdma link add sroce0 type sroce netdev v0
-	expect_fail rdma link add sroce1 type sroce netdev v0
+	sroce0_on_v0
+	refused rdma link add sroce1 type sroce netdev v0
 	kernel_said 'sroce.*v0'
-	[ "$(rdma_devs)" = "sroce0 " ]
 	rdma_dev_gone sroce1
 }
 
 test_duplicate_name() {
-	expect_fail rdma link add sroce0 type sroce netdev v1
+	sroce0_on_v0
+	refused rdma link add sroce0 type sroce netdev v1
 	kernel_said 'sroce0: an RDMA device of that name exists'
-	[ "$(rdma_devs)" = "sroce0 " ]
 	# v1 has no device: a link with a fresh name on it works.
 	rdma link add sroce1 type sroce netdev v1
 	rdma link show sroce1/1 | grep -q 'netdev v1'
 }
 
 test_bad_name() {
-	expect_fail rdma link add "$(printf 'x%.0s' $(seq 1 80))" type sroce netdev v1
-	expect_fail rdma link delete nosuchdev0
-	[ "$(rdma_devs)" = "sroce0 sroce1 " ]
+	refused rdma link add "$(printf 'x%.0s' {1..80})" type sroce netdev v1
+	refused rdma link delete nosuchdev0
 }
 
 test_nothing_left() {
-	rdma link delete sroce0
-	rdma link delete sroce1
-	wait_for 10 rdma_dev_gone sroce0
-	wait_for 10 rdma_dev_gone sroce1
+	local d
+	for d in $(rdma_devs); do
+		rdma link delete "$d"
+		wait_for 10 rdma_dev_gone "$d"
+	done
 	# Every refused attempt dropped its netdev reference: the netdevs go
 	# away at once and the module unloads.
 	ip link del v0
@@ -95,13 +109,14 @@ test_nothing_left() {
 	! lsmod | grep -q '^sroce '
 }
 
-ktap_plan 8
-run_test "setup" test_setup
-run_test "missing netdev is refused" test_missing_netdev
-run_test "loopback netdev is refused" test_loopback
-run_test "non-Ethernet netdev is refused" test_not_ethernet
-run_test "second link on one netdev is refused" test_twice_same_netdev
-run_test "duplicate device name is refused" test_duplicate_name
-run_test "bad names are refused" test_bad_name
-run_test "nothing is left behind" test_nothing_left
-ktap_finish
+cases() {
+	run_setup "setup" test_setup
+	run_test "missing netdev is refused" test_missing_netdev
+	run_test "loopback netdev is refused" test_loopback
+	run_test "non-Ethernet netdev is refused" test_not_ethernet
+	run_test "second link on one netdev is refused" test_twice_same_netdev
+	run_test "duplicate device name is refused" test_duplicate_name
+	run_test "bad names are refused" test_bad_name
+	run_test "nothing is left behind" test_nothing_left
+}
+ktap_run cases

@@ -77,8 +77,6 @@ mckey_pair() {
 
 test_setup() {
 	[ -x "$RCTEST" ] || fail "$RCTEST is not built"
-	sroce_load
-	sroce_provider_setup
 	sroce_pair "$IP0" "$IP1"
 }
 
@@ -147,15 +145,7 @@ test_mckey_reverse() {
 }
 
 test_sroce0_gone() {
-	rdma link delete sroce0
-	wait_for 10 rdma_dev_gone sroce0
-}
-
-test_rxe_setup() {
-	modprobe rdma_rxe 2>/dev/null || skip "rdma_rxe is not available"
-	rdma link add rxe0 type rxe netdev v0
-	wait_for 10 has_gid rxe0 "::ffff:$IP0"
-	rdma link show
+	rdma_links_delete sroce0
 }
 
 test_rxe_mckey_to_sroce() {
@@ -167,33 +157,25 @@ test_rxe_mckey_to_rxe() {
 }
 
 test_unload() {
-	local left
-	left=$(rdma resource show qp; rdma resource show cm_id)
-	left=$(grep ' pid ' <<< "$left" || true)
-	[ -z "$left" ] || { echo "$left"; fail "user objects left over"; }
-	rdma link delete rxe0 2>/dev/null || true
-	ip netns exec "$NS" rdma link delete sroce1
-	wait_for 10 rdma_dev_gone sroce1
-	ip netns del "$NS"
-	rmmod sroce
-	! lsmod | grep -q '^sroce '
-	modprobe -r rdma_rxe 2>/dev/null || true
+	no_user_objects '[^ ]+' qp cm_id
+	rxe_sroce_rmmod
 }
 
-ktap_plan 15
-run_test "module, veth, two sroce devices" test_setup
-run_test "query_device: max_mcast_grp 1024, max_mcast_qp_attach 64, max_total_mcast_qp_attach 16384" test_limits_advertised
-run_test "sroce-rctest mcast: every attached QP but the sender, Q_Key, no receive, detach, QPN/address mismatch" test_rctest_mcast
-run_test "sroce-rctest mcast6: the same over an IPv6 group" test_rctest_mcast6
-run_test "sroce-rctest mcast-bad: non-UD QPs, non-multicast GIDs, double attach/detach, destroy while attached" test_rctest_mcast_bad
-run_test "sroce-rctest mcast-limits: every limit then ENOMEM, all detached, groups left" test_rctest_mcast_limits
-run_test "a process exiting with 16384 attachments leaves no group joined" test_exit_attached
-run_test "mckey sroce0 -> sroce1, 10 messages" test_mckey
-run_test "mckey -c 2: two QPs of sroce1 on one group get every message" test_mckey_two_qps
-run_test "mckey sroce1 -> sroce0" test_mckey_reverse
-run_test "sroce0 deleted" test_sroce0_gone
-run_test "rdma_rxe on v0 (init_net), sroce1 in the namespace" test_rxe_setup
-run_test "mckey rxe0 -> sroce1" test_rxe_mckey_to_sroce
-run_test "mckey sroce1 -> rxe0" test_rxe_mckey_to_rxe
-run_test "no object left, rmmod sroce and rdma_rxe" test_unload
-ktap_finish
+cases() {
+	run_setup "module, veth, two sroce devices" test_setup
+	run_test "query_device: max_mcast_grp 1024, max_mcast_qp_attach 64, max_total_mcast_qp_attach 16384" test_limits_advertised
+	run_test "sroce-rctest mcast: every attached QP but the sender, Q_Key, no receive, detach, QPN/address mismatch" test_rctest_mcast
+	run_test "sroce-rctest mcast6: the same over an IPv6 group" test_rctest_mcast6
+	run_test "sroce-rctest mcast-bad: non-UD QPs, non-multicast GIDs, double attach/detach, destroy while attached" test_rctest_mcast_bad
+	run_test "sroce-rctest mcast-limits: every limit then ENOMEM, all detached, groups left" test_rctest_mcast_limits
+	run_test "a process exiting with 16384 attachments leaves no group joined" test_exit_attached
+	run_test "mckey sroce0 -> sroce1, 10 messages" test_mckey
+	run_test "mckey -c 2: two QPs of sroce1 on one group get every message" test_mckey_two_qps
+	run_test "mckey sroce1 -> sroce0" test_mckey_reverse
+	run_test "sroce0 deleted" test_sroce0_gone
+	run_setup "rdma_rxe on v0 (init_net), sroce1 in the namespace" rxe_replaces_sroce0 "$IP0"
+	run_test "mckey rxe0 -> sroce1" test_rxe_mckey_to_sroce
+	run_test "mckey sroce1 -> rxe0" test_rxe_mckey_to_rxe
+	run_test "no object left, rmmod sroce and rdma_rxe" test_unload
+}
+ktap_run cases

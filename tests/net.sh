@@ -77,11 +77,6 @@ init_port_bound() {
 	grep -q ":$PORT_HEX " /proc/net/udp
 }
 
-# cnt DEV NAME: value of a hw counter of port 1
-cnt() {
-	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
-}
-
 # snap DEV: all hw counters of DEV as "name value" lines
 snap() {
 	local f
@@ -102,7 +97,7 @@ deltas_are() {
 			{ echo "no counter ${kv%%=*}" >&2; return 1; }
 	done
 	while read -r name old; do
-		new=$(cnt "$dev" "$name")
+		new=$(hw_counter "$dev" "$name")
 		d=$((new - old))
 		want=0
 		for kv in "$@"; do
@@ -162,7 +157,17 @@ test_two_namespaces() {
 	port_bound "$NSB"
 }
 
+# sa0_sb0: sa0 on a0 in $NSA and sb0 on b0 in $NSB, as "each namespace
+# has its own sockets" leaves them, whatever it did.
+sa0_sb0() {
+	rdma_dev_exists sa0 || ip netns exec "$NSA" rdma link add sa0 type sroce netdev a0
+	rdma_dev_exists sb0 || ip netns exec "$NSB" rdma link add sb0 type sroce netdev b0
+	port_bound "$NSA"
+	port_bound "$NSB"
+}
+
 test_netdev_moves() {
+	sa0_sb0
 	ip netns exec "$NSA" rdma link add sa1 type sroce netdev a1
 	# Moving the netdev unregisters it from NSA: its device goes away.
 	ip -n "$NSA" link set a1 netns "$NSB"
@@ -199,7 +204,7 @@ send_expect() {
 
 test_rx_valid() {
 	local before
-	rdma_dev_exists sa0
+	sa0_sb0
 	# 12 bytes BTH + 64 payload + 4 ICRC
 	before=$(snap sa0)
 	pktgen --src 10.93.1.2 --dst 10.93.1.1 --kind valid --count 3
@@ -225,6 +230,7 @@ test_rx_valid() {
 }
 
 test_rx_errors() {
+	sa0_sb0
 	send_expect icrc 4 rx_err_icrc
 	send_expect icrc 2 rx_err_icrc ipv6
 	send_expect truncated 3 rx_err_truncated
@@ -233,7 +239,14 @@ test_rx_errors() {
 }
 
 test_rdma_statistic() {
-	local out
+	local out nq ic
+	sa0_sb0
+	nq=$(hw_counter sa0 rx_drop_no_qp)
+	ic=$(hw_counter sa0 rx_err_icrc)
+	pktgen --src 10.93.1.2 --dst 10.93.1.1 --kind valid --count 1
+	pktgen --src 10.93.1.2 --dst 10.93.1.1 --kind icrc --count 1
+	wait_for 5 counter_above sa0 rx_drop_no_qp "$nq"
+	wait_for 5 counter_above sa0 rx_err_icrc "$ic"
 	out=$(rdma statistic show link sa0/1)
 	echo "$out"
 	echo "$out" | grep -Eq 'rx_drop_no_qp [1-9]'
@@ -241,36 +254,35 @@ test_rdma_statistic() {
 	echo "$out" | grep -q 'tx_packets 0'
 }
 
+# counter_above DEV NAME N: DEV's hw counter NAME is above N.
+counter_above() {
+	[ "$(hw_counter "$1" "$2")" -gt "$3" ]
+}
+
+# rx_no_dev: the rx_no_dev count of $NSA's sockets.
+rx_no_dev() {
+	ip netns exec "$NSA" cat /proc/net/sroce | awk '/rx_no_dev/ { print $2 }'
+}
+
 test_rx_no_device() {
 	local before after
-	before=$(ip netns exec "$NSA" awk '/rx_no_dev/ { print $2 }' /proc/net/sroce)
+	before=$(rx_no_dev)
 	# a1 has no sroce device, but NSA's socket takes the datagrams.
 	pktgen --src 10.93.3.2 --dst 10.93.3.1 --kind valid --count 7
-	after=$(ip netns exec "$NSA" awk '/rx_no_dev/ { print $2 }' /proc/net/sroce)
+	after=$(rx_no_dev)
 	echo "rx_no_dev $before -> $after"
 	[ $((after - before)) -eq 7 ]
 }
 
-# sum of every fate counter of DEV (rx_qp, rx_mcast, rx_drop_*, rx_err_*)
-fates() {
-	local f s=0
-	for f in "/sys/class/infiniband/$1/ports/1/hw_counters/"rx_qp \
-		 "/sys/class/infiniband/$1/ports/1/hw_counters/"rx_mcast \
-		 "/sys/class/infiniband/$1/ports/1/hw_counters/"rx_drop_* \
-		 "/sys/class/infiniband/$1/ports/1/hw_counters/"rx_err_*; do
-		s=$((s + $(cat "$f")))
-	done
-	echo "$s"
-}
-
 garbage_counted() {
-	[ $(($(cnt sa0 rx_packets) - $1)) -eq "$2" ] &&
-		[ "$(fates sa0)" -eq "$(cnt sa0 rx_packets)" ]
+	[ $(($(hw_counter sa0 rx_packets) - $1)) -eq "$2" ] &&
+		[ "$(hw_fates sa0)" -eq "$(hw_counter sa0 rx_packets)" ]
 }
 
 test_rx_garbage() {
 	local p0 n=20000
-	p0=$(cnt sa0 rx_packets)
+	sa0_sb0
+	p0=$(hw_counter sa0 rx_packets)
 	pktgen --src 10.93.1.2 --dst 10.93.1.1 --kind garbage --count "$n" --seed $$
 	pktgen --src fd93:1::2 --dst fd93:1::1 --kind garbage --count 2000 --seed $$
 	n=$((n + 2000))
@@ -280,7 +292,8 @@ test_rx_garbage() {
 }
 
 test_rxe_in_init_net() {
-	modprobe rdma_rxe 2>/dev/null || skip "rdma_rxe is not available"
+	sa0_sb0
+	rxe_load
 	ip link add v0 type veth peer name v1 netns "$NSP"
 	ip link set v0 up
 	wait_for 5 init_port_bound || skip "rdma_rxe does not bind 4791 at load"
@@ -292,7 +305,7 @@ test_rxe_in_init_net() {
 	wait_for 10 rdma_dev_gone sb0
 	ip netns exec "$NSB" rdma link add sb0 type sroce netdev b0
 	send_expect valid 1 rx_drop_no_qp
-	modprobe -r rdma_rxe
+	rxe_rmmod
 	# Nothing was left behind: the same link works now.
 	rdma link add sx0 type sroce netdev v0
 	init_port_bound
@@ -302,25 +315,25 @@ test_rxe_in_init_net() {
 }
 
 test_rmmod() {
-	rdma_dev_exists sa0
-	rdma_dev_exists sb0
+	sa0_sb0
 	rmmod sroce
 	port_free "$NSA"
 	port_free "$NSB"
 	! ip netns exec "$NSA" test -e /proc/net/sroce
 }
 
-ktap_plan 12
-run_test "module loads" test_load
-run_test "UDP 4791 opens with the first device of a namespace, closes with the last" test_socket_follows_devices
-run_test "each namespace has its own sockets" test_two_namespaces
-run_test "a netdev moved to another namespace takes its device along" test_netdev_moves
-run_test "deleting a namespace removes its device" test_namespace_deleted
-run_test "valid packets to a missing QP count as rx_drop_no_qp" test_rx_valid
-run_test "bad ICRC, truncated BTH, unknown opcode, bad TVer count by reason" test_rx_errors
-run_test "rdma statistic shows the counters" test_rdma_statistic
-run_test "datagrams on a netdev without a device are dropped and counted" test_rx_no_device
-run_test "random datagrams: counted, no oops" test_rx_garbage
-run_test "rdma_rxe in init_net: link there fails cleanly, others work" test_rxe_in_init_net
-run_test "rmmod closes every namespace's sockets" test_rmmod
-ktap_finish
+cases() {
+	run_setup "module loads" test_load
+	run_test "UDP 4791 opens with the first device of a namespace, closes with the last" test_socket_follows_devices
+	run_test "each namespace has its own sockets" test_two_namespaces
+	run_test "a netdev moved to another namespace takes its device along" test_netdev_moves
+	run_test "deleting a namespace removes its device" test_namespace_deleted
+	run_test "valid packets to a missing QP count as rx_drop_no_qp" test_rx_valid
+	run_test "bad ICRC, truncated BTH, unknown opcode, bad TVer count by reason" test_rx_errors
+	run_test "rdma statistic shows the counters" test_rdma_statistic
+	run_test "datagrams on a netdev without a device are dropped and counted" test_rx_no_device
+	run_test "random datagrams: counted, no oops" test_rx_garbage
+	run_test "rdma_rxe in init_net: link there fails cleanly, others work" test_rxe_in_init_net
+	run_test "rmmod closes every namespace's sockets" test_rmmod
+}
+ktap_run cases

@@ -251,15 +251,16 @@ test_purge() {
 	left=$(sroce_files)
 	[ -z "$left" ] || { echo "$left"; fail "files of sroce remain in the writable layers"; }
 	echo "nothing of sroce remains"
+	echo "tests/package.sh so far: $SECONDS s"
 }
 
-ktap_plan 7
-run_test "the packages are built; /usr writable in the guest, nothing of sroce installed" test_setup
-run_test "apt installs both packages; DKMS builds sroce.ko for every kernel with headers" test_install
-run_test "rdma link add autoloads the DKMS-built sroce.ko" test_autoload
-run_test "ibv_devinfo through the installed provider" test_devinfo
-run_test "ibv_rc_pingpong through the installed module and provider" test_pingpong
-run_test "a kernel update without headers: DKMS's hook skips it, saying so" test_kernel_update
-run_test "apt purge removes everything of sroce" test_purge
-echo "# tests/package.sh: $SECONDS s"
-ktap_finish
+cases() {
+	run_setup "the packages are built; /usr writable in the guest, nothing of sroce installed" test_setup
+	run_setup "apt installs both packages; DKMS builds sroce.ko for every kernel with headers" test_install
+	run_test "rdma link add autoloads the DKMS-built sroce.ko" test_autoload
+	run_test "ibv_devinfo through the installed provider" test_devinfo
+	run_test "ibv_rc_pingpong through the installed module and provider" test_pingpong
+	run_test "a kernel update without headers: DKMS's hook skips it, saying so" test_kernel_update
+	run_test "apt purge removes everything of sroce" test_purge
+}
+ktap_run cases

@@ -30,9 +30,11 @@
 # no rxe device owns), so the rxe run uses one device, whose QPs meet in
 # its loopback.
 #
-# A SKIP of the tool (no memory windows, no atomics on a device) is a KTAP
-# skip, never ok.  Where rdma_rxe departs from what the tool expects, the
-# rxe run expects rxe's own behaviour: see RXE_DEVIATES below.
+# A SKIP of the tool (no memory windows, no atomics on a device) is a
+# failure on sroce, which has both, and a KTAP skip on rdma_rxe, never ok.
+# Where rdma_rxe departs from what the tool expects, the rxe case is an
+# XFAIL when it fails exactly so, and an XPASS (a failure) when it does
+# not: see RXE_DEVIATES below.
 #
 # Runs in a guest (qemu/run-guest) as root.
 . "$(dirname "$0")/lib.sh"
@@ -51,8 +53,8 @@ trap cleanup EXIT
 
 # rdma_rxe (Linux 6.1, rdma-core 44) against the tool's expectations, one
 # extended regular expression per case for the whole reason of its FAIL
-# line: the rxe run passes such a case only when it fails exactly so, and
-# fails it when rxe behaves as the tool expects (then this list is wrong).
+# line: the rxe case is an XFAIL only when it fails exactly so, an XPASS
+# when rxe behaves as the tool expects (then this list is out of date).
 declare -A RXE_DEVIATES
 # rdma-core's rxe provider refuses a misaligned atomic in ibv_post_send()
 # (EINVAL): the request never reaches the responder, whose invalid request
@@ -79,11 +81,14 @@ RXE_DEVIATES[mw2-outside-write]="${RXE_MW_OUTSIDE}B's target buffer: 18 of 12288
 RXE_DEVIATES[mw1-outside-read]="${RXE_MW_OUTSIDE}B's target buffer: 16 of 12288 bytes changed, offsets 4000\\.\\.4015 \\([^)]*\\); A's buffer: 2 of 12288 bytes changed, offsets 4000\\.\\.4001 \\([^)]*\\)\$"
 
 test_setup() {
-	sroce_load
-	sroce_provider_setup
 	sroce_pair "$IP0" "$IP1"
 	rdma link show
 	ibv_devices | grep -q sroce1
+}
+
+test_listed() {
+	echo "$CASES"
+	[ -n "$CASES" ] || fail "sroce-prottest --list listed no case"
 }
 
 # run_prottest OUT ARGS...: the tool over every case into OUT; it must run
@@ -100,15 +105,13 @@ run_prottest() {
 }
 
 # prot_case OUT NAME [rxe]: case NAME as the tool's output OUT tells it:
-# its lines, then ok, a KTAP skip, or a failure.  With rxe a FAIL that is
-# rdma_rxe's known deviation (RXE_DEVIATES) passes, an ok in its place
-# fails.
+# its lines, then ok, a failure, or with rxe a KTAP skip (on sroce a skip
+# is a failure: sroce has memory windows and atomics).  With rxe a FAIL
+# that is rdma_rxe's known deviation (RXE_DEVIATES) is an XFAIL, an ok in
+# its place an XPASS.
 prot_case() {
 	local out=$1 name=$2 rxe=${3:-} block last reason dev=
-	if [ -n "$rxe" ]; then
-		[ ! -e "$WORK/rxe-unavailable" ] || skip "rdma_rxe is not available"
-		dev=${RXE_DEVIATES[$name]:-}
-	fi
+	[ -z "$rxe" ] || dev=${RXE_DEVIATES[$name]:-}
 	[ -e "$out" ] || fail "sroce-prottest did not run"
 	block=$(awk -v n="$name" '
 		index($0, "case " n ": ") == 1 { on = 1 }
@@ -119,17 +122,19 @@ prot_case() {
 	last=$(tail -n1 <<< "$block")
 	case $last in
 	"ok $name")
-		[ -z "$dev" ] || fail "rdma_rxe was expected to deviate here ($dev)"
+		[ -z "$dev" ] || xpass "rdma_rxe no longer deviates as RXE_DEVIATES[$name] says ($dev)"
 		;;
 	"SKIP $name: "*)
-		skip "${last#"SKIP $name: "}"
+		reason=${last#"SKIP $name: "}
+		[ -n "$rxe" ] || fail "sroce lacks what the case needs: $reason"
+		skip "$reason"
 		;;
 	"FAIL $name: "*)
 		reason=${last#"FAIL $name: "}
 		[ -n "$dev" ] || return 1
 		grep -Eq -- "$dev" <<< "$reason" ||
 			fail "not rdma_rxe's known deviation: $dev"
-		echo "rdma_rxe's known deviation, as documented in $0"
+		xfail "rdma_rxe's known deviation (RXE_DEVIATES in tests/protection.sh)"
 		;;
 	*)
 		fail "no result for $name"
@@ -137,62 +142,29 @@ prot_case() {
 	esac
 }
 
-# Nothing of the tool is left, then the module goes cleanly.
-test_rmmod() {
-	local left
-	left=$(rdma resource show qp; rdma resource show cq; rdma resource show mr; rdma resource show pd)
-	left=$(grep -E 'dev sroce[01] ' <<< "$left" | grep ' pid ' || true)
-	[ -z "$left" ] || { echo "$left"; fail "user objects left over"; }
-	rdma link delete sroce1
-	rdma link delete sroce0
-	wait_for 10 rdma_dev_gone sroce0
-	wait_for 10 rdma_dev_gone sroce1
-	rmmod sroce
-	! lsmod | grep -q '^sroce '
-}
-
-test_rxe_setup() {
-	if ! modprobe rdma_rxe 2>/dev/null; then
-		touch "$WORK/rxe-unavailable"
-		skip "rdma_rxe is not available"
-	fi
-	! lsmod | grep -q '^sroce ' || fail "sroce is still loaded (it holds UDP 4791)"
-	rdma link add rxe0 type rxe netdev v0
-	rdma link show
-	wait_for 10 has_gid rxe0 "::ffff:$IP0"
-}
-
-test_rxe_run() {
-	[ ! -e "$WORK/rxe-unavailable" ] || skip "rdma_rxe is not available"
-	run_prottest "$WORK/rxe.out" --dev-a rxe0 --dev-b rxe0
-}
-
 test_rxe_unload() {
-	[ ! -e "$WORK/rxe-unavailable" ] || skip "rdma_rxe is not available"
-	rdma link delete rxe0
-	wait_for 10 rdma_dev_gone rxe0
-	modprobe -r rdma_rxe
-	! lsmod | grep -q '^rdma_rxe '
+	rdma_links_delete rxe0
+	rxe_rmmod
 }
 
-if ! CASES=$("$PROTTEST" --list); then
-	ktap_plan 1
-	run_test "sroce-prottest lists its cases" false
-	ktap_finish
-fi
+CASES=$("$PROTTEST" --list) || CASES=
 
-ktap_plan $((2 * $(wc -l <<< "$CASES") + 6))
-run_test "module, veth and two devices set up" test_setup
-run_test "sroce-prottest runs between sroce0 and sroce1" run_prottest "$WORK/sroce.out" \
-	--dev-a sroce0 --dev-b sroce1
-for c in $CASES; do
-	run_test "$c" prot_case "$WORK/sroce.out" "$c"
-done
-run_test "rmmod after the protection cases is clean" test_rmmod
-run_test "rxe: rdma_rxe on v0" test_rxe_setup
-run_test "rxe: sroce-prottest runs between two QPs of rxe0" test_rxe_run
-for c in $CASES; do
-	run_test "rxe: $c" prot_case "$WORK/rxe.out" "$c" rxe
-done
-run_test "rxe: rdma_rxe unloads" test_rxe_unload
-ktap_finish
+cases() {
+	local c
+	run_setup "sroce-prottest lists its cases" test_listed
+	run_setup "module, veth and two devices set up" test_setup
+	run_setup "sroce-prottest runs between sroce0 and sroce1" run_prottest "$WORK/sroce.out" \
+		--dev-a sroce0 --dev-b sroce1
+	for c in $CASES; do
+		run_test "$c" prot_case "$WORK/sroce.out" "$c"
+	done
+	run_test "rmmod after the protection cases is clean" sroce_pair_rmmod
+	run_setup "rxe: rdma_rxe on v0" rxe_replaces_sroce0 "$IP0"
+	run_setup "rxe: sroce-prottest runs between two QPs of rxe0" run_prottest "$WORK/rxe.out" \
+		--dev-a rxe0 --dev-b rxe0
+	for c in $CASES; do
+		run_test "rxe: $c" prot_case "$WORK/rxe.out" "$c" rxe
+	done
+	run_test "rxe: rdma_rxe unloads" test_rxe_unload
+}
+ktap_run cases

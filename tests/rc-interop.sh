@@ -65,34 +65,27 @@ pair() {
 }
 
 test_setup() {
-	modprobe rdma_rxe 2>/dev/null || skip "rdma_rxe is not available"
-	sroce_load
-	sroce_provider_setup
-	wait_for 5 udp4791_bound || echo "rdma_rxe has not bound UDP 4791 yet"
-	veth_ns "$IP_RXE" "$IP_SROCE" "$IP6_RXE" "$IP6_SROCE"
-	rdma link add rxe0 type rxe netdev v0
-	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
+	rxe_sroce_pair "$IP_RXE" "$IP_SROCE" "$IP6_RXE" "$IP6_SROCE"
 	rdma link show
-	wait_for 10 has_gid rxe0 "::ffff:$IP_RXE"
-	wait_for 10 has_gid rxe0 "$IP6_RXE"
-	wait_for 10 has_gid sroce1 "::ffff:$IP_SROCE"
-	wait_for 10 has_gid sroce1 "$IP6_SROCE"
 	ibv_devinfo -v -d rxe0 | grep -E 'GID|active_mtu'
 	ibv_devinfo -v -d sroce1 | grep -E 'GID|active_mtu'
 }
 
-# pingpong SERVER MTU SIZE ITERS [ipv6]
+# pingpong SERVER MTU SIZE ITERS [ipv6]: at path MTU MTU (the veth's MTU
+# set for it).
 pingpong() {
 	local server=$1 mtu=$2 size=$3 iters=$4
+	path_mtu "$mtu" rxe0 sroce1
 	pair "$server" "${5:-ipv4}" ibv_rc_pingpong -m "$mtu" -s "$size" -n "$iters" -c
 	pingpong_check "$size" "$iters"
 }
 
-# perftest SERVER PROGRAM SIZE ITERS ARGS...: both sides print their result
-# row for SIZE bytes and ITERS iterations.
+# perftest SERVER PROGRAM SIZE ITERS ARGS...: at path MTU 1024, both sides
+# print their result row for SIZE bytes and ITERS iterations.
 perftest() {
 	local server=$1 prog=$2 size=$3 iters=$4
 	shift 4
+	path_mtu 1024 rxe0 sroce1
 	pair "$server" ipv4 "$prog" -F -s "$size" -n "$iters" "$@"
 	perftest_rows "$size" "$iters"
 }
@@ -114,10 +107,8 @@ test_pp_1024() {
 
 test_pp_4096() {
 	local server=$1
-	veth_mtu 9000 4096 rxe0 sroce1
 	pingpong "$server" 4096 65536 20
 	pingpong "$server" 4096 "$BIG" 5
-	veth_mtu 1500 1024 rxe0 sroce1
 }
 
 test_pp_ipv6() {
@@ -134,41 +125,33 @@ test_send_lat() {
 	perftest "$1" ib_send_lat 4096 200 -e
 }
 
-# What rdma_rxe sent passed sroce's receive checks, and reached its QPs.
+# A pingpong's traffic from rdma_rxe (10 messages of 4 KiB, 4 packets each
+# at path MTU 1024) passed sroce's receive checks and reached its QPs;
+# every packet of the whole run has one fate, none was malformed.
 test_sroce_counters() {
-	local out f
-	out=$(rdma statistic show link sroce1/1)
-	echo "$out"
-	echo "$out" | grep -Eq ' rx_qp [1-9]' || fail "rx_qp did not move"
-	echo "$out" | grep -Eq ' tx_packets [1-9]' || fail "tx_packets did not move"
-	for f in /sys/class/infiniband/sroce1/ports/1/hw_counters/rx_err_*; do
-		[ "$(cat "$f")" -eq 0 ] || fail "$(basename "$f") is $(cat "$f")"
-	done
+	local snap
+	snap=$(hw_snapshot sroce1)
+	pingpong rxe 1024 4096 10
+	rdma statistic show link sroce1/1
+	hw_traffic_counted "$snap" sroce1 40 40960
+	hw_fates_add_up sroce1
+	hw_no_rx_errors sroce1
 	rdma statistic show link rxe0/1 || true
 }
 
-test_unload() {
-	rdma link delete sroce1
-	rdma link delete rxe0
-	wait_for 10 rdma_dev_gone sroce1
-	wait_for 10 rdma_dev_gone rxe0
-	rmmod sroce
-	modprobe -r rdma_rxe
-	! lsmod | grep -Eq '^(sroce|rdma_rxe) '
+cases() {
+	run_setup "rdma_rxe in init_net, sroce in a namespace" test_setup
+	run_test "ibv_rc_pingpong MTU 1024, rdma_rxe server, sroce client" test_pp_1024 rxe
+	run_test "ibv_rc_pingpong MTU 1024, sroce server, rdma_rxe client" test_pp_1024 sroce
+	run_test "ibv_rc_pingpong MTU 4096, rdma_rxe server, sroce client" test_pp_4096 rxe
+	run_test "ibv_rc_pingpong MTU 4096, sroce server, rdma_rxe client" test_pp_4096 sroce
+	run_test "ibv_rc_pingpong IPv6, rdma_rxe server, sroce client" test_pp_ipv6 rxe
+	run_test "ibv_rc_pingpong IPv6, sroce server, rdma_rxe client" test_pp_ipv6 sroce
+	run_test "ib_send_bw, rdma_rxe server, sroce client" test_send_bw rxe
+	run_test "ib_send_bw, sroce server, rdma_rxe client" test_send_bw sroce
+	run_test "ib_send_lat, rdma_rxe server, sroce client" test_send_lat rxe
+	run_test "ib_send_lat, sroce server, rdma_rxe client" test_send_lat sroce
+	run_test "sroce counted rdma_rxe's packets as valid" test_sroce_counters
+	run_test "rmmod sroce and rdma_rxe" rxe_sroce_rmmod
 }
-
-ktap_plan 13
-run_test "rdma_rxe in init_net, sroce in a namespace" test_setup
-run_test "ibv_rc_pingpong MTU 1024, rdma_rxe server, sroce client" test_pp_1024 rxe
-run_test "ibv_rc_pingpong MTU 1024, sroce server, rdma_rxe client" test_pp_1024 sroce
-run_test "ibv_rc_pingpong MTU 4096, rdma_rxe server, sroce client" test_pp_4096 rxe
-run_test "ibv_rc_pingpong MTU 4096, sroce server, rdma_rxe client" test_pp_4096 sroce
-run_test "ibv_rc_pingpong IPv6, rdma_rxe server, sroce client" test_pp_ipv6 rxe
-run_test "ibv_rc_pingpong IPv6, sroce server, rdma_rxe client" test_pp_ipv6 sroce
-run_test "ib_send_bw, rdma_rxe server, sroce client" test_send_bw rxe
-run_test "ib_send_bw, sroce server, rdma_rxe client" test_send_bw sroce
-run_test "ib_send_lat, rdma_rxe server, sroce client" test_send_lat rxe
-run_test "ib_send_lat, sroce server, rdma_rxe client" test_send_lat sroce
-run_test "sroce counted rdma_rxe's packets as valid" test_sroce_counters
-run_test "rmmod sroce and rdma_rxe" test_unload
-ktap_finish
+ktap_run cases

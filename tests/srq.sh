@@ -33,10 +33,6 @@ PORT=18900
 
 trap veth_cleanup EXIT
 
-udp_4791_free_in_init_net() {
-	! udp4791_bound
-}
-
 # pair SERVER_DEV SERVER_IN_NS(0|1) CLIENT_DEV SIZE ITERS [ARGS...]:
 # ibv_srq_pingpong -c ARGS with its default 16 QPs, the server on
 # SERVER_DEV (in $NS or in init_net), the client on CLIENT_DEV in the
@@ -66,8 +62,6 @@ pair() {
 
 test_setup() {
 	[ -x "$SRQTEST" ] || fail "$SRQTEST is not built"
-	sroce_load
-	sroce_provider_setup
 	sroce_pair "$IP0" "$IP1"
 }
 
@@ -90,61 +84,40 @@ srqtest() {
 
 # Nothing of the test programs is left on either device.
 test_no_leftovers() {
-	local left
-	left=$(rdma resource show qp; rdma resource show cq; rdma resource show mr;
-	       rdma resource show pd; rdma resource show srq 2>/dev/null || true)
-	left=$(grep -E 'dev sroce[01] ' <<< "$left" | grep ' pid ' || true)
-	[ -z "$left" ] || { echo "$left"; fail "user objects left over"; }
+	no_user_objects 'sroce[01]' qp cq mr pd srq
 	rdma resource show
 }
 
-test_rxe_setup() {
-	rdma link delete sroce0
-	wait_for 10 rdma_dev_gone sroce0
-	wait_for 10 udp_4791_free_in_init_net
-	modprobe rdma_rxe 2>/dev/null || skip "rdma_rxe is not available"
-	rdma link add rxe0 type rxe netdev v0
-	wait_for 10 has_gid rxe0 "::ffff:$IP0"
-	rdma link show
-}
-
 test_rxe_server() {
-	rdma_dev_exists rxe0 || skip "no rxe0"
 	pair rxe0 0 sroce1 4096 160
 	pair rxe0 0 sroce1 65536 32
 }
 
 test_sroce_server() {
-	rdma_dev_exists rxe0 || skip "no rxe0"
 	pair sroce1 1 rxe0 4096 160
 	pair sroce1 1 rxe0 65536 32
 }
 
 test_unload() {
-	rdma link delete sroce1
-	wait_for 10 rdma_dev_gone sroce1
-	if rdma_dev_exists rxe0; then
-		rdma link delete rxe0
-		wait_for 10 rdma_dev_gone rxe0
-	fi
-	rmmod sroce
-	! lsmod | grep -q '^sroce '
+	rdma_links_delete sroce1 rxe0
+	sroce_rmmod
 }
 
-ktap_plan 15
-run_test "module, veth and two devices set up" test_setup
-run_test "query_device advertises SRQs (no resize)" test_caps
-run_test "ibv_srq_pingpong -c, 16 QPs on one SRQ, 1 byte, 64 receives reposted (the ring wraps)" test_pp 1 320 -r 64
-run_test "ibv_srq_pingpong -c, 16 QPs on one SRQ, 4 KiB" test_pp 4096 160
-run_test "ibv_srq_pingpong -c, 16 QPs on one SRQ, 64 KiB (multi-packet)" test_pp 65536 32
-run_test "srqtest: limit event once when armed and crossed, then disarmed" srqtest limit
-run_test "srqtest: 3 QPs on one SRQ take WQEs in ring order, each in its order" srqtest shared
-run_test "srqtest: post_srq_recv ENOMEM exactly at max_wr; no RQ on the QPs" srqtest full
-run_test "srqtest: a QP in ERROR: LAST_WQE_REACHED, the SRQ's WQEs serve another QP" srqtest error
-run_test "srqtest: bad sizes, limit > max_wr, resize, destroy in use refused" srqtest bad-input
-run_test "no user objects left" test_no_leftovers
-run_test "rdma_rxe in init_net in place of sroce0" test_rxe_setup
-run_test "ibv_srq_pingpong, rdma_rxe server, sroce client" test_rxe_server
-run_test "ibv_srq_pingpong, sroce server, rdma_rxe client" test_sroce_server
-run_test "rmmod after SRQ traffic is clean" test_unload
-ktap_finish
+cases() {
+	run_setup "module, veth and two devices set up" test_setup
+	run_test "query_device advertises SRQs (no resize)" test_caps
+	run_test "ibv_srq_pingpong -c, 16 QPs on one SRQ, 1 byte, 64 receives reposted (the ring wraps)" test_pp 1 320 -r 64
+	run_test "ibv_srq_pingpong -c, 16 QPs on one SRQ, 4 KiB" test_pp 4096 160
+	run_test "ibv_srq_pingpong -c, 16 QPs on one SRQ, 64 KiB (multi-packet)" test_pp 65536 32
+	run_test "srqtest: limit event once when armed and crossed, then disarmed" srqtest limit
+	run_test "srqtest: 3 QPs on one SRQ take WQEs in ring order, each in its order" srqtest shared
+	run_test "srqtest: post_srq_recv ENOMEM exactly at max_wr; no RQ on the QPs" srqtest full
+	run_test "srqtest: a QP in ERROR: LAST_WQE_REACHED, the SRQ's WQEs serve another QP" srqtest error
+	run_test "srqtest: bad sizes, limit > max_wr, resize, destroy in use refused" srqtest bad-input
+	run_test "no user objects left" test_no_leftovers
+	run_setup "rdma_rxe in init_net in place of sroce0" rxe_replaces_sroce0 "$IP0"
+	run_test "ibv_srq_pingpong, rdma_rxe server, sroce client" test_rxe_server
+	run_test "ibv_srq_pingpong, sroce server, rdma_rxe client" test_sroce_server
+	run_test "rmmod after SRQ traffic is clean" test_unload
+}
+ktap_run cases

@@ -87,20 +87,13 @@ torture() {
 
 test_setup() {
 	[ -x "$TORTURE" ] || fail "$TORTURE is not built"
-	sroce_load
-	sroce_provider_setup
 	sroce_pair "$IP0" "$IP1"
 	rdma link show
 }
 
 # Two correct peers on a clean wire: no malformed packet.
 no_rx_errors() {
-	local d f
-	for d in sroce0 sroce1; do
-		for f in /sys/class/infiniband/"$d"/ports/1/hw_counters/rx_err_*; do
-			[ "$(cat "$f")" -eq 0 ] || fail "$d: ${f##*/} is $(cat "$f")"
-		done
-	done
+	hw_no_rx_errors sroce0 sroce1
 }
 
 # 4 QP pairs, 64 MiB over the 8 streams, messages up to 256 KiB in up to 4
@@ -219,6 +212,7 @@ flap() {
 	local pid rc=0 extra=() tx0
 	[ "$2" = 0 ] || extra=(--expect-fail-ok)
 	ADDR_A=$IP0 ADDR_B=$IP1
+	netem off
 	TORTURE_SNAP=$(hw_snapshot sroce0 sroce1)
 	tx0=$(hw_counter sroce0 tx_packets)
 	torture sroce0 sroce1 --qps 4 --bytes "$FLAP_BYTES" --depth 16 --progress 10 \
@@ -227,7 +221,10 @@ flap() {
 	# In the middle of the transfer: once some of it is on the wire.
 	wait_for 60 tx_above sroce0 $((tx0 + 2000))
 	ip -n "$NS" link set v1 down
-	kill -0 "$pid" 2>/dev/null || fail "the torture ended before the flap"
+	if ! kill -0 "$pid" 2>/dev/null; then
+		ip -n "$NS" link set v1 up
+		fail "the torture ended before the flap"
+	fi
 	sleep 2
 	ip -n "$NS" link set v1 up
 	echo "v1 was down for 2 s"
@@ -259,22 +256,16 @@ test_flap_fails_cleanly() {
 
 # Nothing of the tool is left, then the module goes cleanly.
 test_rmmod() {
-	local left
-	left=$(rdma resource show qp; rdma resource show cq; rdma resource show mr; rdma resource show pd)
-	left=$(grep -E 'dev sroce[01] ' <<< "$left" | grep ' pid ' || true)
-	[ -z "$left" ] || { echo "$left"; fail "user objects left over"; }
-	rdma link delete sroce1
-	rdma link delete sroce0
-	wait_for 10 rdma_dev_gone sroce0
-	wait_for 10 rdma_dev_gone sroce1
+	sroce_pair_rmmod
 	ip netns del "$NS"
-	rmmod sroce
-	! lsmod | grep -q '^sroce '
 }
 
 test_rxe_setup() {
 	local i
-	modprobe rdma_rxe 2>/dev/null || skip "rdma_rxe is not available"
+	# sroce holds UDP 4791 of init_net while sroce0 is there.
+	! rdma_dev_exists sroce0 || rdma_links_delete sroce0
+	wait_for 10 udp4791_free
+	rxe_load
 	ip link add r0 type veth peer name r1
 	ip addr add "$RIP0/24" dev r0
 	ip addr add "$RIP1/24" dev r1
@@ -287,10 +278,8 @@ test_rxe_setup() {
 	ip link set r1 up
 	ip neigh replace "$RIP1" lladdr "$(cat /sys/class/net/r1/address)" dev r0 nud permanent
 	ip neigh replace "$RIP0" lladdr "$(cat /sys/class/net/r0/address)" dev r1 nud permanent
-	rdma link add rxe0 type rxe netdev r0
-	rdma link add rxe1 type rxe netdev r1
-	wait_for 10 has_gid rxe0 "::ffff:$RIP0"
-	wait_for 10 has_gid rxe1 "::ffff:$RIP1"
+	rxe_add rxe0 r0 "$RIP0"
+	rxe_add rxe1 r1 "$RIP1"
 	rdma link show
 }
 
@@ -300,31 +289,24 @@ test_rxe_clean() {
 }
 
 test_rxe_unload() {
-	rdma link delete rxe1
-	rdma link delete rxe0
-	wait_for 10 rdma_dev_gone rxe0
-	wait_for 10 rdma_dev_gone rxe1
+	rdma_links_delete rxe1 rxe0
 	ip link del r0
-	modprobe -r rdma_rxe
-	! lsmod | grep -q '^rdma_rxe '
+	rxe_rmmod
 }
 
-case $MODE in
-clean)
-	ktap_plan 8
-	run_test "module, veth and two sroce devices set up" test_setup
+clean_cases() {
+	run_setup "module, veth and two sroce devices set up" test_setup
 	run_test "sroce: 4 QP pairs, 64 MiB of mixed RC ops both ways, clean wire, all verified" test_sroce_clean
 	run_test "sroce: 64 MiB of SEND, WRITE and WRITE_WITH_IMM only, clean wire" test_sroce_clean_payload
 	run_test "sroce: 64 MiB of READ and atomics only, clean wire" test_sroce_clean_rd_atomic
 	run_test "rmmod sroce after the torture is clean" test_rmmod
-	run_test "two rdma_rxe devices on a veth in init_net" test_rxe_setup
+	run_setup "two rdma_rxe devices on a veth in init_net" test_rxe_setup
 	run_test "rdma_rxe: the same 64 MiB mixed run (the tool checked against rxe)" test_rxe_clean
 	run_test "rmmod rdma_rxe" test_rxe_unload
-	;;
-lossy | soak)
-	modprobe sch_netem
-	ktap_plan 10
-	run_test "module, veth and two sroce devices set up" test_setup
+}
+
+lossy_cases() {
+	run_setup "module, veth and two sroce devices set up" test_setup
 	run_test "loss 1% both ways: $BYTES verified, retransmissions and sequence NAKs" profile loss1
 	run_test "loss 5% both ways: $BYTES verified, retransmissions and sequence NAKs" profile loss5
 	run_test "loss 10% both ways: $BYTES verified, retransmissions, NAKs and timeouts" profile loss10
@@ -334,10 +316,18 @@ lossy | soak)
 	run_test "link down 2 s mid-transfer, QP timeout 18: every QP recovers, $FLAP_BYTES verified" profile flap_recovers
 	run_test "link down 2 s mid-transfer, QP timeout 14: RETRY_EXC_ERR, the rest flushed, no hang" profile flap_fails_cleanly
 	run_test "rmmod sroce after the lossy runs is clean" test_rmmod
+}
+
+case $MODE in
+clean)
+	ktap_run clean_cases
+	;;
+lossy | soak)
+	modprobe sch_netem
+	ktap_run lossy_cases
 	;;
 *)
 	echo "usage: $0 [clean|lossy|soak]" >&2
 	exit 2
 	;;
 esac
-ktap_finish

@@ -51,8 +51,9 @@ trap cleanup EXIT
 gids() {
 	G0=$(gid_index "$DEV0" "::ffff:$IP0")
 	G1=$(gid_index sroce1 "::ffff:$IP1")
-	[ -n "$G0" ] && [ -n "$G1" ] ||
+	if [ -z "$G0" ] || [ -z "$G1" ]; then
 		fail "no IPv4 GID ($DEV0: '$G0', sroce1: '$G1')"
+	fi
 }
 
 # Which device a side uses: the server's and the client's for WHERE.
@@ -64,31 +65,21 @@ sides() {
 	fi
 }
 
-# ud_pingpong WHERE SIZE: ibv_ud_pingpong -c, 50 iterations.
-ud_pingpong() {
-	local n=50
+# pingpong TOOL WHERE SIZE: TOOL (ibv_ud_pingpong, ibv_uc_pingpong) -c,
+# 50 iterations of SIZE bytes, the server on the side WHERE.
+pingpong() {
+	local tool=$1 n=50
 	gids
-	sides "$1"
+	sides "$2"
 	PORT=$((PORT + 1))
-	run_pair "$1" "tcp:$PORT" ibv_ud_pingpong -d "$SDEV" -g "$SG" -p "$PORT" -s "$2" -n "$n" -c \
-		-- ibv_ud_pingpong -d "$CDEV" -g "$CG" -p "$PORT" -s "$2" -n "$n" -c "$SIP"
-	[ "$(grep -c "^$n iters in" <<< "$PAIR_OUT")" -eq 2 ] ||
-		fail "both sides must report $n iterations"
-	! grep -qi 'invalid data\|error' <<< "$PAIR_OUT" || fail "an error was reported"
+	run_pair "$2" "tcp:$PORT" "$tool" -d "$SDEV" -g "$SG" -p "$PORT" -s "$3" -n "$n" -c \
+		-- "$tool" -d "$CDEV" -g "$CG" -p "$PORT" -s "$3" -n "$n" -c "$SIP"
+	pingpong_check "$3" "$n"
+	! grep -qi 'error' <<< "$PAIR_OUT" || fail "an error was reported"
 }
 
-# uc_pingpong WHERE SIZE: ibv_uc_pingpong -c, 50 iterations.
-uc_pingpong() {
-	local n=50
-	gids
-	sides "$1"
-	PORT=$((PORT + 1))
-	run_pair "$1" "tcp:$PORT" ibv_uc_pingpong -d "$SDEV" -g "$SG" -p "$PORT" -s "$2" -n "$n" -c \
-		-- ibv_uc_pingpong -d "$CDEV" -g "$CG" -p "$PORT" -s "$2" -n "$n" -c "$SIP"
-	[ "$(grep -c "^$((2 * n * $2)) bytes in" <<< "$PAIR_OUT")" -eq 2 ] ||
-		fail "both sides must report $((2 * n * $2)) bytes"
-	! grep -qi 'invalid data\|error' <<< "$PAIR_OUT" || fail "an error was reported"
-}
+ud_pingpong() { pingpong ibv_ud_pingpong "$@"; }
+uc_pingpong() { pingpong ibv_uc_pingpong "$@"; }
 
 # ud_perftest WHERE PROG SIZE ITERS ARGS...: a perftest over UD (-c UD).
 ud_perftest() {
@@ -130,8 +121,6 @@ cmatose() {
 
 test_setup() {
 	[ -x "$RCTEST" ] || fail "$RCTEST is not built"
-	sroce_load
-	sroce_provider_setup
 	sroce_pair "$IP0" "$IP1"
 	# The MAD layer made QP1 on each port, and the port offers CM.
 	rdma resource show qp | grep -E 'lqpn 1 type GSI'
@@ -192,17 +181,10 @@ test_qperf() {
 	grep -Eq '^ *latency *= *[0-9.]+ (us|ms)' <<< "$out" || fail "no rc_lat figure"
 }
 
-# The GSI QP and every AH go with the device; the module leaves cleanly.
+# The GSI QP and every AH go with the device.
 test_sroce0_gone() {
-	rdma link delete sroce0
-	wait_for 10 rdma_dev_gone sroce0
-}
-
-test_rxe_setup() {
-	modprobe rdma_rxe 2>/dev/null || skip "rdma_rxe is not available"
-	rdma link add rxe0 type rxe netdev v0
-	wait_for 10 has_gid rxe0 "::ffff:$IP0"
-	rdma link show
+	rdma_links_delete sroce0
+	! rdma resource show qp | grep -E '^(link )?sroce0/' || fail "sroce0's QPs are still listed"
 }
 
 test_rxe_ud_pingpong() {
@@ -242,41 +224,33 @@ test_rxe_udaddy() {
 }
 
 test_unload() {
-	local left
-	left=$(rdma resource show qp; rdma resource show cm_id)
-	left=$(grep ' pid ' <<< "$left" || true)
-	[ -z "$left" ] || { echo "$left"; fail "user objects left over"; }
-	rdma link delete rxe0 2>/dev/null || true
-	ip netns exec "$NS" rdma link delete sroce1
-	wait_for 10 rdma_dev_gone sroce1
-	ip netns del "$NS"
-	rmmod sroce
-	! lsmod | grep -q '^sroce '
-	modprobe -r rdma_rxe 2>/dev/null || true
+	no_user_objects '[^ ]+' qp cm_id
+	rxe_sroce_rmmod
 }
 
-ktap_plan 23
-run_test "module, veth, two sroce devices, a GSI QP on each" test_setup
-run_test "sroce-rctest ud: GRH, source QP, immediate, Q_Key, drops, local errors, unreachable AH" test_rctest_ud
-run_test "ibv_ud_pingpong -c, 1 and 1024 bytes" test_ud_pingpong
-run_test "sroce-rctest uc: SEND, WRITE_WITH_IMM, no receive, READ refused" test_rctest_uc
-run_test "sroce-rctest uc-loss: 20% loss, messages whole or not at all" test_rctest_uc_loss
-run_test "ibv_uc_pingpong -c, 1 byte and 64 KiB" test_uc_pingpong
-run_test "ib_send_bw -c UD, 1024 bytes" test_send_bw_ud
-run_test "ib_send_lat -c UD, 64 bytes" test_send_lat_ud
-run_test "rping -V over the RDMA CM" test_rping
-run_test "ucmatose" test_ucmatose
-run_test "udaddy" test_udaddy
-run_test "ib_write_bw -R, 64 KiB" test_write_bw_cm
-run_test "ib_send_lat -R, 64 bytes" test_send_lat_cm
-run_test "qperf -cm1 rc_bw and rc_lat" test_qperf
-run_test "sroce0 deleted with its GSI QP" test_sroce0_gone
-run_test "rdma_rxe on v0 (init_net), sroce1 in the namespace" test_rxe_setup
-run_test "rxe<->sroce: ibv_ud_pingpong -c, each side the server" test_rxe_ud_pingpong
-run_test "rxe<->sroce: ibv_uc_pingpong -c, each side the server" test_rxe_uc_pingpong
-run_test "rxe<->sroce: ib_send_bw -c UD, each side the server" test_rxe_send_bw_ud
-run_test "rxe<->sroce: rping -V, each side the server" test_rxe_rping
-run_test "rxe<->sroce: ucmatose, each side the server" test_rxe_ucmatose
-run_test "rxe<->sroce: udaddy, each side the server" test_rxe_udaddy
-run_test "no object left, rmmod sroce and rdma_rxe" test_unload
-ktap_finish
+cases() {
+	run_setup "module, veth, two sroce devices, a GSI QP on each" test_setup
+	run_test "sroce-rctest ud: GRH, source QP, immediate, Q_Key, drops, local errors, unreachable AH" test_rctest_ud
+	run_test "ibv_ud_pingpong -c, 1 and 1024 bytes" test_ud_pingpong
+	run_test "sroce-rctest uc: SEND, WRITE_WITH_IMM, no receive, READ refused" test_rctest_uc
+	run_test "sroce-rctest uc-loss: 20% loss, messages whole or not at all" test_rctest_uc_loss
+	run_test "ibv_uc_pingpong -c, 1 byte and 64 KiB" test_uc_pingpong
+	run_test "ib_send_bw -c UD, 1024 bytes" test_send_bw_ud
+	run_test "ib_send_lat -c UD, 64 bytes" test_send_lat_ud
+	run_test "rping -V over the RDMA CM" test_rping
+	run_test "ucmatose" test_ucmatose
+	run_test "udaddy" test_udaddy
+	run_test "ib_write_bw -R, 64 KiB" test_write_bw_cm
+	run_test "ib_send_lat -R, 64 bytes" test_send_lat_cm
+	run_test "qperf -cm1 rc_bw and rc_lat" test_qperf
+	run_test "sroce0 deleted with its GSI QP" test_sroce0_gone
+	run_setup "rdma_rxe on v0 (init_net), sroce1 in the namespace" rxe_replaces_sroce0 "$IP0"
+	run_test "rxe<->sroce: ibv_ud_pingpong -c, each side the server" test_rxe_ud_pingpong
+	run_test "rxe<->sroce: ibv_uc_pingpong -c, each side the server" test_rxe_uc_pingpong
+	run_test "rxe<->sroce: ib_send_bw -c UD, each side the server" test_rxe_send_bw_ud
+	run_test "rxe<->sroce: rping -V, each side the server" test_rxe_rping
+	run_test "rxe<->sroce: ucmatose, each side the server" test_rxe_ucmatose
+	run_test "rxe<->sroce: udaddy, each side the server" test_rxe_udaddy
+	run_test "no object left, rmmod sroce and rdma_rxe" test_unload
+}
+ktap_run cases

@@ -18,7 +18,8 @@ proto=$top/drivers/sroce/proto
 tp=$top/tests/proto
 cc=${CLANG:-clang}
 cxx=${CLANGXX:-clang++}
-san="-fsanitize=address,undefined -fno-sanitize-recover=all"
+# shellcheck disable=SC2054 # one -fsanitize= with a list of sanitizers
+san=(-fsanitize=address,undefined -fno-sanitize-recover=all)
 mkdir -p "$out/obj" "$out/seeds" "$out/corpus" "$out/artifacts"
 
 # The proto sources, compiled once with coverage for the fuzzer and once
@@ -27,14 +28,14 @@ fobjs=()
 pobjs=()
 for src in "$proto"/*.c; do
 	base=$out/obj/$(basename "${src%.c}")
-	$cc -std=gnu11 -O1 -g $san -fsanitize=fuzzer-no-link -Wall -Wextra \
+	$cc -std=gnu11 -O1 -g "${san[@]}" -fsanitize=fuzzer-no-link -Wall -Wextra \
 		-Werror -I"$proto" -c "$src" -o "$base.fuzz.o"
 	$cc -std=gnu11 -O1 -g -Wall -Wextra -Werror -I"$proto" \
 		-c "$src" -o "$base.o"
 	fobjs+=("$base.fuzz.o")
 	pobjs+=("$base.o")
 done
-$cc -std=gnu11 -O1 -g $san -fsanitize=fuzzer -Wall -Wextra -Werror \
+$cc -std=gnu11 -O1 -g "${san[@]}" -fsanitize=fuzzer -Wall -Wextra -Werror \
 	-I"$proto" "$top/tests/fuzz/fuzz_rx.c" "${fobjs[@]}" -o "$out/fuzz_rx"
 $cxx -std=c++20 -O1 -g -I"$proto" -I"$tp" "$tp/gen_seeds.cc" \
 	"$tp/frames.cc" "$tp/pcap.cc" "${pobjs[@]}" -o "$out/gen_seeds"

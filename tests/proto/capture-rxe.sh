@@ -130,14 +130,14 @@ pair() {
 	shift
 	cli=("$@")
 	port=$((port + 1))
-	timeout 60 "${srv[0]}" -d rxe0 -p $port "${srv[@]:1}" $sx \
+	timeout 60 "${srv[0]}" -d rxe0 -p $port "${srv[@]:1}" "${sx[@]}" \
 		>"/tmp/$name.srv" 2>&1 &
 	local spid=$!
 	for _ in $(seq 100); do
 		ss -ltn | grep -q ":$port " && break
 		sleep 0.1
 	done
-	if timeout 40 "${srv[0]}" -d rxe1 -p $port "${srv[@]:1}" $cx "${cli[@]}" \
+	if timeout 40 "${srv[0]}" -d rxe1 -p $port "${srv[@]:1}" "${cx[@]}" "${cli[@]}" \
 		>"/tmp/$name.cli" 2>&1 && wait "$spid"; then
 		log "ok   $fam $name"
 	else
@@ -158,16 +158,16 @@ for fam in ipv4 ipv6; do
 		g1=$(gid_index rxe1 fd77:0000:0000:0000:0000:0000:0000:0002)
 		srv_ip=10.77.0.1	# the out-of-band TCP exchange
 	fi
-	sx="-x $g0" cx="-x $g1"
+	sx=(-x "$g0") cx=(-x "$g1")
 	pcap=/tmp/rxe-$fam.pcap
 	tcpdump -i v0 -s 0 -U --immediate-mode -Z root -w "$pcap" udp port 4791 \
 		2>/tmp/tcpdump.err &
 	tcpdump_pid=$!
 	sleep 2
 
-	p="-n 5 -m 1024 -F"
+	p=(-n 5 -m 1024 -F)
 	if [ -n "${SROCE_CAPTURE_QUICK:-}" ]; then	# a smoke test of the setup
-		pair send-RC ib_send_bw -s 4100 $p -- $srv_ip
+		pair send-RC ib_send_bw -s 4100 "${p[@]}" -- $srv_ip
 		sleep 1; kill -INT "$tcpdump_pid"; wait "$tcpdump_pid" || true; tcpdump_pid=
 		ls -la "$pcap"; cat /tmp/tcpdump.err; tcpdump -n -r "$pcap" 2>&1 | head -n 8
 		grep . /sys/class/infiniband/rxe*/ports/1/hw_counters/* | grep -v ':0$' || true
@@ -176,21 +176,21 @@ for fam in ipv4 ipv6; do
 	# multi-packet messages (first/middle/last, pad 0) and single-packet
 	# ones with pad counts 3, 2, 1, 0
 	for t in RC UC; do
-		pair send-$t ib_send_bw -c $t -s 4100 $p -- $srv_ip
-		pair write-$t ib_write_bw -c $t -s 4100 $p -- $srv_ip
-		pair write-only-$t ib_write_bw -c $t -s 3 $p -- $srv_ip
+		pair send-$t ib_send_bw -c $t -s 4100 "${p[@]}" -- $srv_ip
+		pair write-$t ib_write_bw -c $t -s 4100 "${p[@]}" -- $srv_ip
+		pair write-only-$t ib_write_bw -c $t -s 3 "${p[@]}" -- $srv_ip
 	done
-	pair send-ud ib_send_bw -c UD -s 1000 $p -- $srv_ip
-	pair send-only-1 ib_send_bw -s 1 $p -- $srv_ip
-	pair send-only-2 ib_send_bw -s 2 -I 0 $p -- $srv_ip
-	pair read ib_read_bw -s 4100 $p -- $srv_ip
-	pair read-only ib_read_bw -s 7 $p -- $srv_ip
-	pair cmp-swap ib_atomic_bw -A CMP_AND_SWAP $p -- $srv_ip
-	pair fetch-add ib_atomic_bw -A FETCH_AND_ADD $p -- $srv_ip
-	pair send-lat ib_send_lat -s 12 $p -- $srv_ip
-	pair write-lat ib_write_lat -s 64 $p -- $srv_ip
-	pair read-lat ib_read_lat -s 64 $p -- $srv_ip
-	sx="-g $g0" cx="-g $g1"
+	pair send-ud ib_send_bw -c UD -s 1000 "${p[@]}" -- $srv_ip
+	pair send-only-1 ib_send_bw -s 1 "${p[@]}" -- $srv_ip
+	pair send-only-2 ib_send_bw -s 2 -I 0 "${p[@]}" -- $srv_ip
+	pair read ib_read_bw -s 4100 "${p[@]}" -- $srv_ip
+	pair read-only ib_read_bw -s 7 "${p[@]}" -- $srv_ip
+	pair cmp-swap ib_atomic_bw -A CMP_AND_SWAP "${p[@]}" -- $srv_ip
+	pair fetch-add ib_atomic_bw -A FETCH_AND_ADD "${p[@]}" -- $srv_ip
+	pair send-lat ib_send_lat -s 12 "${p[@]}" -- $srv_ip
+	pair write-lat ib_write_lat -s 64 "${p[@]}" -- $srv_ip
+	pair read-lat ib_read_lat -s 64 "${p[@]}" -- $srv_ip
+	sx=(-g "$g0") cx=(-g "$g1")
 	pair rc-pingpong ibv_rc_pingpong -n 5 -s 2500 -m 1024 -- $srv_ip
 	pair uc-pingpong ibv_uc_pingpong -n 5 -s 2500 -m 1024 -- $srv_ip
 	pair ud-pingpong ibv_ud_pingpong -n 5 -s 500 -- $srv_ip

@@ -69,12 +69,13 @@ bool rename_version_definition(std::vector<char> &data, const char *from,
 	    std::strlen(from) != std::strlen(to))
 		return false;
 	for (unsigned i = 0; i < eh->e_shnum; ++i) {
-		const auto *sh =
-			at<Elf64_Shdr>(data, eh->e_shoff + i * eh->e_shentsize);
+		const auto *sh = at<Elf64_Shdr>(
+			data, eh->e_shoff + std::size_t{i} * eh->e_shentsize);
 		if (sh == nullptr || sh->sh_type != SHT_GNU_verdef)
 			continue;
 		const auto *strtab = at<Elf64_Shdr>(
-			data, eh->e_shoff + sh->sh_link * eh->e_shentsize);
+			data, eh->e_shoff + std::size_t{sh->sh_link} *
+						    eh->e_shentsize);
 		if (strtab == nullptr)
 			return false;
 		std::size_t off = sh->sh_offset;
@@ -160,6 +161,7 @@ protected:
 			    std::strncmp(*e, "LD_PRELOAD=", 11) != 0)
 				env_store.emplace_back(*e);
 		std::vector<char *> envp;
+		envp.reserve(env_store.size() + 1);
 		for (auto &e : env_store)
 			envp.push_back(e.data());
 		envp.push_back(nullptr);

@@ -12,8 +12,10 @@
 #	ktap_finish                 # adds the "kernel log clean" case
 #
 # Each case's own output is printed as KTAP comments ("# ..."); a failing
-# case also prints the tail of the kernel log.  ktap_finish exits non-zero
-# if any case failed.
+# case also prints the tail of the kernel log.  A case that runs one of
+# the C++ tools through ktap_tool gets the tool's KTAP as its subtests,
+# nested (indented by 4) before its own result.  ktap_finish exits
+# non-zero if any case failed.
 
 KSFT_SKIP=4
 SROCE_REPO=${SROCE_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -46,11 +48,14 @@ run_test() {
 	local name=$1 out rc
 	shift
 	out=$(mktemp)
+	_ktap_sub=$(mktemp)
 	(set -eE -o pipefail; "$@") > "$out" 2>&1
 	rc=$?
 	_ktap_n=$((_ktap_n + 1))
 	sed 's/^/# /' "$out"
-	rm -f "$out"
+	sed 's/^/    /' "$_ktap_sub"
+	rm -f "$out" "$_ktap_sub"
+	_ktap_sub=
 	if [ "$rc" -eq 0 ]; then
 		echo "ok $_ktap_n $name"
 	elif [ "$rc" -eq "$KSFT_SKIP" ]; then
@@ -84,6 +89,36 @@ ktap_finish() {
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1
+}
+
+# ktap_tool CMD...: CMD, a C++ tool printing KTAP (userspace/tools/ktap.h),
+# as part of a run_test case: its KTAP becomes the subtests of the case,
+# passed through as it is; its stderr goes to the case's output.  Returns
+# CMD's exit status, and fails (saying why) when that is 0 but its KTAP is
+# not whole (a plan, as many results as planned) or the case already ran
+# a tool (KTAP nests one block of subtests per case).  KTAP_OUT holds the
+# output, for the case to look at what the tool relayed.
+ktap_tool() {
+	local rc=0 plan results
+	if [ -s "${_ktap_sub:-/dev/null}" ]; then
+		echo "ktap_tool $1: this case already ran a tool" >&2
+		return 1
+	fi
+	KTAP_OUT=$("$@") || rc=$?
+	if [ -n "${_ktap_sub:-}" ]; then
+		printf '%s\n' "$KTAP_OUT" >> "$_ktap_sub"
+	else
+		printf '%s\n' "$KTAP_OUT"
+	fi
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' <<< "$KTAP_OUT" | head -n1)
+	results=$(grep -Ec '^(not )?ok [0-9]+ ' <<< "$KTAP_OUT" || true)
+	if [ "$rc" -ne 0 ]; then
+		echo "$*: exit status $rc" >&2
+	elif [ -z "$plan" ] || [ "$results" -ne "$plan" ]; then
+		echo "$*: $results results of ${plan:-no} planned" >&2
+		rc=1
+	fi
+	return "$rc"
 }
 
 skip() {

@@ -4,8 +4,9 @@
 # Memory protection of RDMA WRITE, READ and atomics: every case of
 # userspace/tools/sroce-prottest (violations of keys, bounds, rights, PDs,
 # memory windows, on the remote and the local side, and the allowed
-# accesses at every boundary), one KTAP case each, first between two sroce
-# devices, then, as a check of the tool itself, on rdma_rxe ("rxe: NAME").
+# accesses at every boundary), each a KTAP subtest of the tool's run,
+# first between two sroce devices, then, as a check of the tool itself, on
+# rdma_rxe.
 #
 #   init_net                              $NS
 #   +------------------------+            +------------------------+
@@ -30,9 +31,10 @@
 # no rxe device owns), so the rxe run uses one device, whose QPs meet in
 # its loopback.
 #
-# A SKIP of the tool (no memory windows, no atomics on a device) is a KTAP
+# A skip of the tool (no memory windows, no atomics on a device) is a KTAP
 # skip, never ok.  Where rdma_rxe departs from what the tool expects, the
-# rxe run expects rxe's own behaviour: see RXE_DEVIATES below.
+# rxe run expects rxe's own behaviour: see RXE_DEVIATES below, handed to
+# the tool as its --deviation options.
 #
 # Runs in a guest (qemu/run-guest) as root.
 . "$(dirname "$0")/lib.sh"
@@ -41,18 +43,14 @@ NS=sroce-prot-$$
 PROTTEST=$SROCE_REPO/build/userspace/tools/sroce-prottest
 IP0=10.93.8.1
 IP1=10.93.8.2
-WORK=$(mktemp -d)
 
-cleanup() {
-	veth_cleanup
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap veth_cleanup EXIT
 
 # rdma_rxe (Linux 6.1, rdma-core 44) against the tool's expectations, one
-# extended regular expression per case for the whole reason of its FAIL
-# line: the rxe run passes such a case only when it fails exactly so, and
-# fails it when rxe behaves as the tool expects (then this list is wrong).
+# extended regular expression per case for the whole of its failure
+# reasons (joined by "; "): the rxe run passes such a case only when it
+# fails exactly so, and fails it when rxe behaves as the tool expects (then
+# this list is wrong).
 declare -A RXE_DEVIATES
 # rdma-core's rxe provider refuses a misaligned atomic in ibv_post_send()
 # (EINVAL): the request never reaches the responder, whose invalid request
@@ -86,55 +84,9 @@ test_setup() {
 	ibv_devices | grep -q sroce1
 }
 
-# run_prottest OUT ARGS...: the tool over every case into OUT; it must run
-# to its summary line (failed cases are the cases' business).
+# run_prottest ARGS...: every case of the tool, the subtests of this case.
 run_prottest() {
-	local out=$1 rc=0
-	shift
-	timeout $((300 * SROCE_TIMEOUT_SCALE)) "$PROTTEST" "$@" > "$out" 2>&1 || rc=$?
-	# The devices, the summary and the failures; each case shows the rest.
-	grep -Ev '^(case |  |ok |SKIP )' "$out" || true
-	echo "exit status $rc"
-	tail -n1 "$out" | grep -Eq '^[0-9]+ ok, [0-9]+ failed, [0-9]+ skipped$' ||
-		fail "sroce-prottest did not run to its end"
-}
-
-# prot_case OUT NAME [rxe]: case NAME as the tool's output OUT tells it:
-# its lines, then ok, a KTAP skip, or a failure.  With rxe a FAIL that is
-# rdma_rxe's known deviation (RXE_DEVIATES) passes, an ok in its place
-# fails.
-prot_case() {
-	local out=$1 name=$2 rxe=${3:-} block last reason dev=
-	if [ -n "$rxe" ]; then
-		[ ! -e "$WORK/rxe-unavailable" ] || skip "rdma_rxe is not available"
-		dev=${RXE_DEVIATES[$name]:-}
-	fi
-	[ -e "$out" ] || fail "sroce-prottest did not run"
-	block=$(awk -v n="$name" '
-		index($0, "case " n ": ") == 1 { on = 1 }
-		on { print }
-		on && ($0 == "ok " n || index($0, "FAIL " n ": ") == 1 ||
-		       index($0, "SKIP " n ": ") == 1) { exit }' "$out")
-	echo "$block"
-	last=$(tail -n1 <<< "$block")
-	case $last in
-	"ok $name")
-		[ -z "$dev" ] || fail "rdma_rxe was expected to deviate here ($dev)"
-		;;
-	"SKIP $name: "*)
-		skip "${last#"SKIP $name: "}"
-		;;
-	"FAIL $name: "*)
-		reason=${last#"FAIL $name: "}
-		[ -n "$dev" ] || return 1
-		grep -Eq -- "$dev" <<< "$reason" ||
-			fail "not rdma_rxe's known deviation: $dev"
-		echo "rdma_rxe's known deviation, as documented in $0"
-		;;
-	*)
-		fail "no result for $name"
-		;;
-	esac
+	ktap_tool timeout $((300 * SROCE_TIMEOUT_SCALE)) "$PROTTEST" "$@"
 }
 
 # Nothing of the tool is left, then the module goes cleanly.
@@ -152,10 +104,7 @@ test_rmmod() {
 }
 
 test_rxe_setup() {
-	if ! modprobe rdma_rxe 2>/dev/null; then
-		touch "$WORK/rxe-unavailable"
-		skip "rdma_rxe is not available"
-	fi
+	modprobe rdma_rxe 2>/dev/null || skip "rdma_rxe is not available"
 	! lsmod | grep -q '^sroce ' || fail "sroce is still loaded (it holds UDP 4791)"
 	rdma link add rxe0 type rxe netdev v0
 	rdma link show
@@ -163,36 +112,28 @@ test_rxe_setup() {
 }
 
 test_rxe_run() {
-	[ ! -e "$WORK/rxe-unavailable" ] || skip "rdma_rxe is not available"
-	run_prottest "$WORK/rxe.out" --dev-a rxe0 --dev-b rxe0
+	local c dev=()
+	rdma_dev_exists rxe0 || skip "no rxe0"
+	for c in "${!RXE_DEVIATES[@]}"; do
+		dev+=(--deviation "$c=${RXE_DEVIATES[$c]}")
+	done
+	run_prottest --dev-a rxe0 --dev-b rxe0 "${dev[@]}"
 }
 
 test_rxe_unload() {
-	[ ! -e "$WORK/rxe-unavailable" ] || skip "rdma_rxe is not available"
+	rdma_dev_exists rxe0 || skip "no rxe0"
 	rdma link delete rxe0
 	wait_for 10 rdma_dev_gone rxe0
 	modprobe -r rdma_rxe
 	! lsmod | grep -q '^rdma_rxe '
 }
 
-if ! CASES=$("$PROTTEST" --list); then
-	ktap_plan 1
-	run_test "sroce-prottest lists its cases" false
-	ktap_finish
-fi
-
-ktap_plan $((2 * $(wc -l <<< "$CASES") + 6))
+ktap_plan 6
 run_test "module, veth and two devices set up" test_setup
-run_test "sroce-prottest runs between sroce0 and sroce1" run_prottest "$WORK/sroce.out" \
+run_test "sroce-prottest between sroce0 and sroce1, every case" run_prottest \
 	--dev-a sroce0 --dev-b sroce1
-for c in $CASES; do
-	run_test "$c" prot_case "$WORK/sroce.out" "$c"
-done
 run_test "rmmod after the protection cases is clean" test_rmmod
 run_test "rxe: rdma_rxe on v0" test_rxe_setup
-run_test "rxe: sroce-prottest runs between two QPs of rxe0" test_rxe_run
-for c in $CASES; do
-	run_test "rxe: $c" prot_case "$WORK/rxe.out" "$c" rxe
-done
+run_test "rxe: sroce-prottest between two QPs of rxe0, every case" test_rxe_run
 run_test "rxe: rdma_rxe unloads" test_rxe_unload
 ktap_finish

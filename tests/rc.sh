@@ -133,7 +133,7 @@ test_send_lat_inline_events() { perftest ib_send_lat 2 200 -I 64 -e; }
 rctest() {
 	local before rc=0
 	before=$(hw_snapshot sroce0 sroce1)
-	"$RCTEST" sroce0 sroce1 "$1" || rc=$?
+	ktap_tool "$RCTEST" sroce0 sroce1 "$1" || rc=$?
 	hw_moved "$before"
 	return "$rc"
 }

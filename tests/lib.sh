@@ -37,7 +37,9 @@
 # passes where a known failure was expected (xpass REASON: "not ok ... #
 # XPASS REASON", the expectation is out of date).  Each case's own output
 # is printed as KTAP comments ("# ..."); a failing case also prints the
-# tail of the kernel log.  ktap_run returns non-zero if any case failed; it
+# tail of the kernel log.  A case that runs one of the C++ tools through
+# ktap_tool gets the tool's KTAP as its subtests, nested (indented by 4)
+# before its own result.  ktap_run returns non-zero if any case failed; it
 # is the selftest's last command.
 
 KSFT_XFAIL=2
@@ -109,12 +111,15 @@ _ktap_case() {
 	out=$(mktemp)
 	verdict=$(mktemp)
 	_ktap_verdict=$verdict
+	_ktap_sub=$(mktemp)
 	(set -eE -o pipefail; "$@") > "$out" 2>&1
 	rc=$?
 	_ktap_verdict=
 	sed 's/^/# /' "$out"
+	sed 's/^/    /' "$_ktap_sub"
 	read -r word reason < "$verdict" || true
-	rm -f "$out" "$verdict"
+	rm -f "$out" "$verdict" "$_ktap_sub"
+	_ktap_sub=
 	case $rc:$word in
 	0:*)
 		echo "ok $_ktap_n $name"
@@ -173,6 +178,36 @@ _ktap_verdict_is() {
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1
+}
+
+# ktap_tool CMD...: CMD, a C++ tool printing KTAP (userspace/tools/ktap.h),
+# as part of a run_test case: its KTAP becomes the subtests of the case,
+# passed through as it is; its stderr goes to the case's output.  Returns
+# CMD's exit status, and fails (saying why) when that is 0 but its KTAP is
+# not whole (a plan, as many results as planned) or the case already ran
+# a tool (KTAP nests one block of subtests per case).  KTAP_OUT holds the
+# output, for the case to look at what the tool relayed.
+ktap_tool() {
+	local rc=0 plan results
+	if [ -s "${_ktap_sub:-/dev/null}" ]; then
+		echo "ktap_tool $1: this case already ran a tool" >&2
+		return 1
+	fi
+	KTAP_OUT=$("$@") || rc=$?
+	if [ -n "${_ktap_sub:-}" ]; then
+		printf '%s\n' "$KTAP_OUT" >> "$_ktap_sub"
+	else
+		printf '%s\n' "$KTAP_OUT"
+	fi
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' <<< "$KTAP_OUT" | head -n1)
+	results=$(grep -Ec '^(not )?ok [0-9]+ ' <<< "$KTAP_OUT" || true)
+	if [ "$rc" -ne 0 ]; then
+		echo "$*: exit status $rc" >&2
+	elif [ -z "$plan" ] || [ "$results" -ne "$plan" ]; then
+		echo "$*: $results results of ${plan:-no} planned" >&2
+		rc=1
+	fi
+	return "$rc"
 }
 
 # skip REASON: the case does not apply here (KTAP SKIP, never a pass).

@@ -11,7 +11,7 @@
 #   | senders (or receivers) |            | receivers (or senders) |
 #   +------------------------+            +------------------------+
 #
-# query_device advertises the multicast limits; sroce-rctest mcast and
+# query_device advertises the multicast limits; sroce-mcasttest mcast and
 # mcast6 (delivery to every attached QP of both devices but the sender,
 # Q_Key and missing receives per QP, detach, multicast QPN and address
 # mismatches dropped and counted; an IPv4 and an IPv6 group), mcast-bad
@@ -30,7 +30,7 @@
 NS=sroce-mc-$$
 IP0=10.93.21.1
 IP1=10.93.21.2
-RCTEST=$SROCE_REPO/build/userspace/tools/sroce-rctest
+MCASTTEST=$SROCE_REPO/build/userspace/tools/sroce-mcasttest
 
 trap veth_cleanup EXIT
 
@@ -76,7 +76,7 @@ mckey_pair() {
 }
 
 test_setup() {
-	[ -x "$RCTEST" ] || fail "$RCTEST is not built"
+	[ -x "$MCASTTEST" ] || fail "$MCASTTEST is not built"
 	sroce_pair "$IP0" "$IP1"
 }
 
@@ -89,33 +89,33 @@ test_limits_advertised() {
 	grep -Eq 'max_total_mcast_qp_attach:[[:space:]]+16384$' <<< "$out"
 }
 
-test_rctest_mcast() {
-	"$RCTEST" sroce0 sroce1 mcast
+test_mcasttest_mcast() {
+	ktap_tool "$MCASTTEST" sroce0 sroce1 mcast
 	# Nothing left joined by the QPs that went.
 	[ -z "$(groups_of v0)" ] || fail "v0 still in $(groups_of v0)"
 	[ -z "$(groups_of v1 -n "$NS")" ] || fail "v1 still in $(groups_of v1 -n "$NS")"
 }
 
-test_rctest_mcast6() {
+test_mcasttest_mcast6() {
 	# The link-local GID (from the MAC) is there from the start.
 	ibv_devinfo -v -d sroce0 | grep -E 'fe80:.*RoCE v2'
-	"$RCTEST" sroce0 sroce1 mcast6
+	ktap_tool "$MCASTTEST" sroce0 sroce1 mcast6
 	! ip maddr show dev v0 | grep -q 'ff02::5e:7:1' || fail "v0 still in ff02::5e:7:1"
 }
 
-test_rctest_mcast_bad() {
-	"$RCTEST" sroce0 sroce1 mcast-bad
+test_mcasttest_mcast_bad() {
+	ktap_tool "$MCASTTEST" sroce0 sroce1 mcast-bad
 }
 
-test_rctest_mcast_limits() {
-	"$RCTEST" sroce0 sroce1 mcast-limits
+test_mcasttest_mcast_limits() {
+	ktap_tool "$MCASTTEST" sroce0 sroce1 mcast-limits
 	[ -z "$(groups_of v0)" ] || fail "v0 still in $(groups_of v0 | wc -l) groups"
 }
 
 # uverbs detaches what a process left attached when it exits.
 test_exit_attached() {
 	local left
-	SROCE_MCAST_EXIT_ATTACHED=1 "$RCTEST" sroce0 sroce1 mcast-limits
+	ktap_tool "$MCASTTEST" sroce0 sroce1 mcast-limits-exit
 	wait_for 10 rdma_no_user_qp
 	left=$(groups_of v0 | wc -l)
 	[ "$left" -eq 0 ] || fail "v0 still in $left groups"
@@ -164,10 +164,10 @@ test_unload() {
 cases() {
 	run_setup "module, veth, two sroce devices" test_setup
 	run_test "query_device: max_mcast_grp 1024, max_mcast_qp_attach 64, max_total_mcast_qp_attach 16384" test_limits_advertised
-	run_test "sroce-rctest mcast: every attached QP but the sender, Q_Key, no receive, detach, QPN/address mismatch" test_rctest_mcast
-	run_test "sroce-rctest mcast6: the same over an IPv6 group" test_rctest_mcast6
-	run_test "sroce-rctest mcast-bad: non-UD QPs, non-multicast GIDs, double attach/detach, destroy while attached" test_rctest_mcast_bad
-	run_test "sroce-rctest mcast-limits: every limit then ENOMEM, all detached, groups left" test_rctest_mcast_limits
+	run_test "sroce-mcasttest mcast: every attached QP but the sender, Q_Key, no receive, detach, QPN/address mismatch" test_mcasttest_mcast
+	run_test "sroce-mcasttest mcast6: the same over an IPv6 group" test_mcasttest_mcast6
+	run_test "sroce-mcasttest mcast-bad: non-UD QPs, non-multicast GIDs, double attach/detach, destroy while attached" test_mcasttest_mcast_bad
+	run_test "sroce-mcasttest mcast-limits: every limit then ENOMEM, all detached, groups left" test_mcasttest_mcast_limits
 	run_test "a process exiting with 16384 attachments leaves no group joined" test_exit_attached
 	run_test "mckey sroce0 -> sroce1, 10 messages" test_mckey
 	run_test "mckey -c 2: two QPs of sroce1 on one group get every message" test_mckey_two_qps

@@ -17,10 +17,8 @@
 
 NS=sroce-obj-$$
 OBJTEST=$SROCE_REPO/build/userspace/tools/sroce-objtest
-HOLDER_PID=
 
 cleanup() {
-	[ -z "$HOLDER_PID" ] || kill "$HOLDER_PID" 2>/dev/null
 	rdma link delete sroce0 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
 	ip link del v0 2>/dev/null
@@ -29,7 +27,7 @@ cleanup() {
 trap cleanup EXIT
 
 objtest() {
-	"$OBJTEST" sroce0 "$@"
+	ktap_tool "$OBJTEST" sroce0 "$@"
 }
 
 test_setup() {
@@ -73,15 +71,14 @@ test_channel() {
 	objtest channel
 }
 
-# rdma resource show, run by the tool while it holds a PD, an MR and a CQ.
+# rdma resource show, run by the tool while it holds a PD, an MR and a CQ;
+# the tool relays what it printed as diagnostics ("# dev sroce0 ...").
 test_resource_show() {
-	local out
-	out=$(objtest hold 'rdma resource show pd dev sroce0; rdma resource show mr dev sroce0; rdma resource show cq dev sroce0')
-	echo "$out"
-	echo "$out" | grep -q 'comm sroce-objtest' || fail "no object of sroce-objtest listed"
-	echo "$out" | grep -Eq '^dev sroce0 .*mrlen 16384' || fail "MR not listed"
-	echo "$out" | grep -Eq '^dev sroce0 .*cqe 32 ' || fail "CQ not listed"
-	echo "$out" | grep -Eq '^dev sroce0 .*pdn ' || fail "PD not listed"
+	objtest hold 'rdma resource show pd dev sroce0; rdma resource show mr dev sroce0; rdma resource show cq dev sroce0'
+	grep -q 'comm sroce-objtest' <<< "$KTAP_OUT" || fail "no object of sroce-objtest listed"
+	grep -Eq '^# dev sroce0 .*mrlen 16384' <<< "$KTAP_OUT" || fail "MR not listed"
+	grep -Eq '^# dev sroce0 .*cqe 32 ' <<< "$KTAP_OUT" || fail "CQ not listed"
+	grep -Eq '^# dev sroce0 .*pdn ' <<< "$KTAP_OUT" || fail "PD not listed"
 	# Gone afterwards.
 	no_user_objects sroce0 cq mr pd
 }
@@ -93,25 +90,11 @@ test_exit_cleans_up() {
 	rdma resource show
 }
 
-holder_ready() {
-	grep -q '^holding' "$1"
-}
-
-# An open context holds the module (no disassociate_ucontext): rmmod fails
-# until the process is gone.
+# An open context holds the module (no disassociate_ucontext): rmmod, run
+# by the tool while it holds one, fails; once the process is gone it
+# succeeds.
 test_rmmod_with_open_context() {
-	local log
-	log=$(mktemp)
-	# Not through objtest(): $! must be the tool's own pid.
-	"$OBJTEST" sroce0 hold > "$log" 2>&1 &
-	HOLDER_PID=$!
-	wait_for 20 holder_ready "$log"
-	cat "$log"
-	expect_fail rmmod sroce
-	kill "$HOLDER_PID"
-	wait "$HOLDER_PID" || true
-	HOLDER_PID=
-	rm -f "$log"
+	objtest hold '! rmmod sroce'
 	rdma_links_delete sroce0
 	sroce_rmmod
 }

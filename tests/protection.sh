@@ -4,8 +4,9 @@
 # Memory protection of RDMA WRITE, READ and atomics: every case of
 # userspace/tools/sroce-prottest (violations of keys, bounds, rights, PDs,
 # memory windows, on the remote and the local side, and the allowed
-# accesses at every boundary), one KTAP case each, first between two sroce
-# devices, then, as a check of the tool itself, on rdma_rxe ("rxe: NAME").
+# accesses at every boundary), each a KTAP subtest of the tool's run,
+# first between two sroce devices, then, as a check of the tool itself, on
+# rdma_rxe.
 #
 #   init_net                              $NS
 #   +------------------------+            +------------------------+
@@ -32,9 +33,10 @@
 #
 # A SKIP of the tool (no memory windows, no atomics on a device) is a
 # failure on sroce, which has both, and a KTAP skip on rdma_rxe, never ok.
-# Where rdma_rxe departs from what the tool expects, the rxe case is an
-# XFAIL when it fails exactly so, and an XPASS (a failure) when it does
-# not: see RXE_DEVIATES below.
+# Where rdma_rxe departs from what the tool expects, the rxe run expects
+# rxe's own behaviour (RXE_DEVIATES below, handed to the tool as its
+# --deviation options): such a case is an XFAIL when it fails exactly so,
+# and an XPASS (a failure) when it does not.
 #
 # Runs in a guest (qemu/run-guest) as root.
 . "$(dirname "$0")/lib.sh"
@@ -43,18 +45,14 @@ NS=sroce-prot-$$
 PROTTEST=$SROCE_REPO/build/userspace/tools/sroce-prottest
 IP0=10.93.8.1
 IP1=10.93.8.2
-WORK=$(mktemp -d)
 
-cleanup() {
-	veth_cleanup
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap veth_cleanup EXIT
 
 # rdma_rxe (Linux 6.1, rdma-core 44) against the tool's expectations, one
-# extended regular expression per case for the whole reason of its FAIL
-# line: the rxe case is an XFAIL only when it fails exactly so, an XPASS
-# when rxe behaves as the tool expects (then this list is out of date).
+# extended regular expression per case for the whole of its failure
+# reasons (joined by "; "): the rxe case is an XFAIL only when it fails
+# exactly so, an XPASS when rxe behaves as the tool expects (then this list
+# is out of date).
 declare -A RXE_DEVIATES
 # rdma-core's rxe provider refuses a misaligned atomic in ibv_post_send()
 # (EINVAL): the request never reaches the responder, whose invalid request
@@ -87,59 +85,31 @@ test_setup() {
 }
 
 test_listed() {
-	echo "$CASES"
-	[ -n "$CASES" ] || fail "sroce-prottest --list listed no case"
+	local cases
+	cases=$("$PROTTEST" --list)
+	echo "$cases"
+	[ -n "$cases" ] || fail "sroce-prottest --list listed no case"
 }
 
-# run_prottest OUT ARGS...: the tool over every case into OUT; it must run
-# to its summary line (failed cases are the cases' business).
+# run_prottest ARGS...: every case of the tool, the subtests of this case.
 run_prottest() {
-	local out=$1 rc=0
-	shift
-	timeout $((300 * SROCE_TIMEOUT_SCALE)) "$PROTTEST" "$@" > "$out" 2>&1 || rc=$?
-	# The devices, the summary and the failures; each case shows the rest.
-	grep -Ev '^(case |  |ok |SKIP )' "$out" || true
-	echo "exit status $rc"
-	tail -n1 "$out" | grep -Eq '^[0-9]+ ok, [0-9]+ failed, [0-9]+ skipped$' ||
-		fail "sroce-prottest did not run to its end"
+	ktap_tool timeout $((300 * SROCE_TIMEOUT_SCALE)) "$PROTTEST" "$@"
 }
 
-# prot_case OUT NAME [rxe]: case NAME as the tool's output OUT tells it:
-# its lines, then ok, a failure, or with rxe a KTAP skip (on sroce a skip
-# is a failure: sroce has memory windows and atomics).  With rxe a FAIL
-# that is rdma_rxe's known deviation (RXE_DEVIATES) is an XFAIL, an ok in
-# its place an XPASS.
-prot_case() {
-	local out=$1 name=$2 rxe=${3:-} block last reason dev=
-	[ -z "$rxe" ] || dev=${RXE_DEVIATES[$name]:-}
-	[ -e "$out" ] || fail "sroce-prottest did not run"
-	block=$(awk -v n="$name" '
-		index($0, "case " n ": ") == 1 { on = 1 }
-		on { print }
-		on && ($0 == "ok " n || index($0, "FAIL " n ": ") == 1 ||
-		       index($0, "SKIP " n ": ") == 1) { exit }' "$out")
-	echo "$block"
-	last=$(tail -n1 <<< "$block")
-	case $last in
-	"ok $name")
-		[ -z "$dev" ] || xpass "rdma_rxe no longer deviates as RXE_DEVIATES[$name] says ($dev)"
-		;;
-	"SKIP $name: "*)
-		reason=${last#"SKIP $name: "}
-		[ -n "$rxe" ] || fail "sroce lacks what the case needs: $reason"
-		skip "$reason"
-		;;
-	"FAIL $name: "*)
-		reason=${last#"FAIL $name: "}
-		[ -n "$dev" ] || return 1
-		grep -Eq -- "$dev" <<< "$reason" ||
-			fail "not rdma_rxe's known deviation: $dev"
-		xfail "rdma_rxe's known deviation (RXE_DEVIATES in tests/protection.sh)"
-		;;
-	*)
-		fail "no result for $name"
-		;;
-	esac
+# sroce has memory windows and atomics: a case the tool skips there fails.
+test_sroce_run() {
+	run_prottest --dev-a sroce0 --dev-b sroce1
+	if grep -E '^ok [0-9]+ .*# SKIP' <<< "$KTAP_OUT"; then
+		fail "sroce lacks what the cases above need"
+	fi
+}
+
+test_rxe_run() {
+	local c dev=()
+	for c in "${!RXE_DEVIATES[@]}"; do
+		dev+=(--deviation "$c=${RXE_DEVIATES[$c]}")
+	done
+	run_prottest --dev-a rxe0 --dev-b rxe0 "${dev[@]}"
 }
 
 test_rxe_unload() {
@@ -147,24 +117,13 @@ test_rxe_unload() {
 	rxe_rmmod
 }
 
-CASES=$("$PROTTEST" --list) || CASES=
-
 cases() {
-	local c
-	run_setup "sroce-prottest lists its cases" test_listed
+	run_test "sroce-prottest lists its cases" test_listed
 	run_setup "module, veth and two devices set up" test_setup
-	run_setup "sroce-prottest runs between sroce0 and sroce1" run_prottest "$WORK/sroce.out" \
-		--dev-a sroce0 --dev-b sroce1
-	for c in $CASES; do
-		run_test "$c" prot_case "$WORK/sroce.out" "$c"
-	done
+	run_test "sroce-prottest between sroce0 and sroce1, every case" test_sroce_run
 	run_test "rmmod after the protection cases is clean" sroce_pair_rmmod
 	run_setup "rxe: rdma_rxe on v0" rxe_replaces_sroce0 "$IP0"
-	run_setup "rxe: sroce-prottest runs between two QPs of rxe0" run_prottest "$WORK/rxe.out" \
-		--dev-a rxe0 --dev-b rxe0
-	for c in $CASES; do
-		run_test "rxe: $c" prot_case "$WORK/rxe.out" "$c" rxe
-	done
+	run_test "rxe: sroce-prottest between two QPs of rxe0, every case" test_rxe_run
 	run_test "rxe: rdma_rxe unloads" test_rxe_unload
 }
 ktap_run cases

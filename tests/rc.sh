@@ -105,7 +105,7 @@ rctest() {
 	local before rc=0
 	path_mtu 1024 sroce0 sroce1
 	before=$(hw_snapshot sroce0 sroce1)
-	"$RCTEST" sroce0 sroce1 "$1" || rc=$?
+	ktap_tool "$RCTEST" sroce0 sroce1 "$1" || rc=$?
 	hw_moved "$before"
 	return "$rc"
 }

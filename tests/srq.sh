@@ -79,7 +79,7 @@ test_caps() {
 test_pp() { pair sroce1 1 sroce0 "$@"; }
 
 srqtest() {
-	"$SRQTEST" sroce0 sroce1 "$1"
+	ktap_tool "$SRQTEST" sroce0 sroce1 "$1"
 }
 
 # Nothing of the test programs is left on either device.

@@ -76,12 +76,11 @@ torture() {
 	local a=$1 b=$2 rc=0
 	shift 2
 	TORTURE_SNAP=$(hw_snapshot "$a" "$b")
-	timeout $((600 * SROCE_TIMEOUT_SCALE)) "$TORTURE" --dev-a "$a" --dev-b "$b" \
+	ktap_tool timeout $((600 * SROCE_TIMEOUT_SCALE)) "$TORTURE" --dev-a "$a" --dev-b "$b" \
 		--gid-a "$(gid_index "$a" "::ffff:$ADDR_A")" \
 		--gid-b "$(gid_index "$b" "::ffff:$ADDR_B")" \
 		"${SEED_ARGS[@]}" "$@" || rc=$?
 	hw_moved "$TORTURE_SNAP"
-	[ "$rc" -eq 0 ] || echo "sroce-torture exited with status $rc" >&2
 	return "$rc"
 }
 

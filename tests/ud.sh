@@ -12,10 +12,10 @@
 #   | clients (or servers)   |            | servers (or clients)   |
 #   +------------------------+            +------------------------+
 #
-# sroce to sroce: the UD corner cases of sroce-rctest (GRH, source QP,
+# sroce to sroce: the UD corner cases of sroce-udtest (GRH, source QP,
 # immediate data, Q_Key checks and drops, receive too small, AH of another
 # PD, message above the MTU, an AH to an unreachable GID refused),
-# ibv_ud_pingpong -c, ib_send_bw/ib_send_lat -c UD; UC: sroce-rctest uc
+# ibv_ud_pingpong -c, ib_send_bw/ib_send_lat -c UD; UC: sroce-udtest uc
 # and uc-loss (20% of the packets lost from sroce0 to sroce1: messages
 # arrive whole or not at all), ibv_uc_pingpong
 # -c; over the RDMA CM (ib_cm on the GSI QP): rping -V, ucmatose,
@@ -35,7 +35,7 @@
 NS=sroce-ud-$$
 IP0=10.93.20.1
 IP1=10.93.20.2
-RCTEST=$SROCE_REPO/build/userspace/tools/sroce-rctest
+UDTEST=$SROCE_REPO/build/userspace/tools/sroce-udtest
 PORT=18900
 QPERF_PID=
 # The device on v0: sroce0, then rxe0.
@@ -120,7 +120,7 @@ cmatose() {
 }
 
 test_setup() {
-	[ -x "$RCTEST" ] || fail "$RCTEST is not built"
+	[ -x "$UDTEST" ] || fail "$UDTEST is not built"
 	sroce_pair "$IP0" "$IP1"
 	# The MAD layer made QP1 on each port, and the port offers CM.
 	rdma resource show qp | grep -E 'lqpn 1 type GSI'
@@ -129,8 +129,8 @@ test_setup() {
 	ibv_devinfo -v -d sroce0 | grep -E 'max_ah|port_cap_flags|CM'
 }
 
-test_rctest_ud() {
-	"$RCTEST" sroce0 sroce1 ud
+test_udtest_ud() {
+	ktap_tool "$UDTEST" sroce0 sroce1 ud
 }
 
 test_ud_pingpong() {
@@ -138,15 +138,15 @@ test_ud_pingpong() {
 	ud_pingpong ns 1024	# the path MTU: the GRH is not on the wire
 }
 
-test_rctest_uc() {
-	"$RCTEST" sroce0 sroce1 uc
+test_udtest_uc() {
+	ktap_tool "$UDTEST" sroce0 sroce1 uc
 }
 
-test_rctest_uc_loss() {
+test_udtest_uc_loss() {
 	local rc=0
 	modprobe sch_netem
 	tc qdisc add dev v0 root netem loss 20%
-	"$RCTEST" sroce0 sroce1 uc-loss || rc=$?
+	ktap_tool "$UDTEST" sroce0 sroce1 uc-loss || rc=$?
 	tc qdisc del dev v0 root
 	hw_counter sroce1 uc_drops
 	return "$rc"
@@ -230,10 +230,10 @@ test_unload() {
 
 cases() {
 	run_setup "module, veth, two sroce devices, a GSI QP on each" test_setup
-	run_test "sroce-rctest ud: GRH, source QP, immediate, Q_Key, drops, local errors, unreachable AH" test_rctest_ud
+	run_test "sroce-udtest ud: GRH, source QP, immediate, Q_Key, drops, local errors, unreachable AH" test_udtest_ud
 	run_test "ibv_ud_pingpong -c, 1 and 1024 bytes" test_ud_pingpong
-	run_test "sroce-rctest uc: SEND, WRITE_WITH_IMM, no receive, READ refused" test_rctest_uc
-	run_test "sroce-rctest uc-loss: 20% loss, messages whole or not at all" test_rctest_uc_loss
+	run_test "sroce-udtest uc: SEND, WRITE_WITH_IMM, no receive, READ refused" test_udtest_uc
+	run_test "sroce-udtest uc-loss: 20% loss, messages whole or not at all" test_udtest_uc_loss
 	run_test "ibv_uc_pingpong -c, 1 byte and 64 KiB" test_uc_pingpong
 	run_test "ib_send_bw -c UD, 1024 bytes" test_send_bw_ud
 	run_test "ib_send_lat -c UD, 64 bytes" test_send_lat_ud

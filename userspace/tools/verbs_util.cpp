@@ -1,39 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-/* verbs_util.cpp - what the libibverbs test tools share (verbs_util.h). */
+/* verbs_util.cpp - what every libibverbs test tool uses (verbs_util.h). */
 #include "verbs_util.h"
 
 #include <arpa/inet.h>
-#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
 #include <unistd.h>
 #include <vector>
 
+#include "ktap.h"
+
 namespace verbs_util {
-
-int failures;
-
-namespace {
-
-void count_failure(const char *what)
-{
-	std::printf("FAILED: %s\n", what);
-	++failures;
-}
-
-__attribute__((format(printf, 1, 2))) void report(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	std::vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	report_failure(buf);
-}
-
-} /* namespace */
-
-void (*report_failure)(const char *what) = count_failure;
 
 int timeout_scale()
 {
@@ -86,7 +63,7 @@ const char *kind(ibv_srq * /*unused*/)
 
 void destroy_failed(const char *kind, int err)
 {
-	report("destroying a %s: %s", kind, std::strerror(err));
+	ktap::fail("destroying a %s: %s", kind, std::strerror(err));
 }
 
 int dealloc_mw(ibv_mw *mw)
@@ -131,42 +108,57 @@ std::string gid_str(const ibv_gid &gid)
 	return s;
 }
 
-bool open_device(device &d, const char *name, int gid_index)
+bool open_device(device &d, const char *name)
 {
 	d.name = name;
 	d.ctx.reset(open_context(name));
 	if (!d.ctx) {
-		report("cannot open %s: %s", name, std::strerror(errno));
+		ktap::fail("cannot open %s: %s", name, std::strerror(errno));
 		return false;
 	}
 	if (ibv_query_device(d.ctx.get(), &d.attr) != 0 ||
 	    ibv_query_port(d.ctx.get(), 1, &d.port) != 0) {
-		report("cannot query %s: %s", name, std::strerror(errno));
+		ktap::fail("cannot query %s: %s", name, std::strerror(errno));
 		return false;
 	}
+	return true;
+}
+
+int find_roce_gid(const device &d, bool ipv4, ibv_gid *gid)
+{
+	std::vector<ibv_gid_entry> gids(d.port.gid_tbl_len);
+	const ssize_t count =
+		ibv_query_gid_table(d.ctx.get(), gids.data(), gids.size(), 0);
+
+	for (ssize_t i = 0; i < count; ++i) {
+		const ibv_gid_entry &e = gids[static_cast<std::size_t>(i)];
+
+		if (e.port_num == 1 && e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
+		    is_v4_mapped(e.gid) == ipv4) {
+			*gid = e.gid;
+			return static_cast<int>(e.gid_index);
+		}
+	}
+	return -1;
+}
+
+bool use_gid(device &d, int gid_index)
+{
 	if (gid_index >= 0) {
 		if (ibv_query_gid(d.ctx.get(), 1, gid_index, &d.gid) != 0) {
-			report("%s has no GID %d", name, gid_index);
+			ktap::fail("%s has no GID %d", d.name.c_str(),
+				   gid_index);
 			return false;
 		}
 		d.gid_index = gid_index;
 		return true;
 	}
-	std::vector<ibv_gid_entry> gids(d.port.gid_tbl_len);
-	const ssize_t count =
-		ibv_query_gid_table(d.ctx.get(), gids.data(), gids.size(), 0);
-	for (ssize_t i = 0; i < count; ++i) {
-		const ibv_gid_entry &e = gids[static_cast<std::size_t>(i)];
-
-		if (e.port_num == 1 && e.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-		    is_v4_mapped(e.gid)) {
-			d.gid_index = static_cast<int>(e.gid_index);
-			d.gid = e.gid;
-			return true;
-		}
+	d.gid_index = find_roce_gid(d, true, &d.gid);
+	if (d.gid_index < 0) {
+		ktap::fail("%s has no RoCE v2 IPv4 GID", d.name.c_str());
+		return false;
 	}
-	report("%s has no RoCE v2 IPv4 GID (%zd GIDs)", name, count);
-	return false;
+	return true;
 }
 
 /* ---- QPs ------------------------------------------------------------------- */
@@ -179,6 +171,28 @@ ibv_qp_state qp_state(ibv_qp *qp)
 	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) != 0)
 		return static_cast<ibv_qp_state>(-1);
 	return a.qp_state;
+}
+
+const char *qp_state_str(ibv_qp_state s)
+{
+	switch (s) {
+	case IBV_QPS_RESET:
+		return "RESET";
+	case IBV_QPS_INIT:
+		return "INIT";
+	case IBV_QPS_RTR:
+		return "RTR";
+	case IBV_QPS_RTS:
+		return "RTS";
+	case IBV_QPS_SQD:
+		return "SQD";
+	case IBV_QPS_SQE:
+		return "SQE";
+	case IBV_QPS_ERR:
+		return "ERR";
+	default:
+		return "unknown (query_qp failed)";
+	}
 }
 
 int to_state(ibv_qp *qp, ibv_qp_state s)
@@ -196,8 +210,8 @@ bool modify_refused(ibv_qp *qp, ibv_qp_attr attr, int mask, const char *what,
 	const int ret = ibv_modify_qp(qp, &attr, mask);
 	const ibv_qp_state after = qp_state(qp);
 
-	std::printf("  %s: %d (%s), state %d -> %d\n", what, ret,
-		    ret != 0 ? std::strerror(ret) : "accepted", before, after);
+	ktap::note("%s: %d (%s), state %d -> %d", what, ret,
+		   ret != 0 ? std::strerror(ret) : "accepted", before, after);
 	return ret == want && before == after;
 }
 
@@ -224,92 +238,82 @@ ibv_ah_attr roce_av(const device &from, const device &to)
 	return av;
 }
 
-/* ---- completions ----------------------------------------------------------- */
+/* ---- deadlines ------------------------------------------------------------- */
 
 clock_type::time_point deadline_in(int ms)
 {
 	return clock_type::now() + std::chrono::milliseconds(ms * scale);
 }
 
-std::optional<ibv_wc> wait_wc(ibv_cq *cq, int ms)
+/* ---- data ------------------------------------------------------------------ */
+
+long mismatch(const unsigned char *p, std::size_t len, std::uint32_t msg,
+	      std::size_t from)
 {
-	const auto deadline = deadline_in(ms);
-	ibv_wc wc{};
-
-	for (unsigned int spins = 0;; ++spins) {
-		const int n = ibv_poll_cq(cq, 1, &wc);
-
-		if (n < 0) {
-			report("poll_cq returned %d", n);
-			return std::nullopt;
-		}
-		if (n == 1)
-			return wc;
-		if (clock_type::now() > deadline)
-			return std::nullopt;
-		if (spins > 100)
-			usleep(100);
-	}
+	for (std::size_t i = 0; i < len; ++i)
+		if (p[i] != pattern(msg, from + i))
+			return static_cast<long>(i);
+	return -1;
 }
 
-/* ---- named checks between two devices ------------------------------------- */
-
-namespace {
-
-bool run(const check &c, device &a, device &b)
+byte_diff diff_bytes(const unsigned char *got, const unsigned char *want,
+		     std::size_t len)
 {
-	const int before = failures;
-	const bool finished = c.fn(a, b);
-	const bool ok = finished && failures == before;
+	byte_diff d;
 
-	if (!finished && failures == before)
-		++failures;
-	std::printf("%s: %.*s\n", ok ? "PASS" : "FAIL",
-		    static_cast<int>(c.name.size()), c.name.data());
-	return ok;
+	for (std::size_t i = 0; i < len; ++i) {
+		if (got[i] == want[i])
+			continue;
+		if (d.count++ == 0)
+			d.first = i;
+		d.last = i;
+	}
+	return d;
 }
 
-} /* namespace */
+/* ---- hw counters ----------------------------------------------------------- */
 
-int check_main(int argc, char **argv, std::span<const check> checks,
-	       void (*describe)(const device &))
+long long hw_counter(const device &d, const char *name)
 {
-	if (argc != 4) {
-		std::fprintf(stderr, "usage: %s DEV_A DEV_B CHECK\n", argv[0]);
-		return 2;
-	}
-	setvbuf(stdout, nullptr, _IOLBF, 0);
-	const std::string_view what = argv[3];
-	const check *one = nullptr;
-	for (const check &c : checks)
-		if (c.name == what)
-			one = &c;
-	if (one == nullptr && what != "all") {
-		std::fprintf(stderr, "unknown check %s\n", argv[3]);
-		return 2;
-	}
+	const std::string path = "/sys/class/infiniband/" + d.name +
+				 "/ports/1/hw_counters/" + name;
+	FILE *f = std::fopen(path.c_str(), "r");
+	long long v = -1;
 
-	{
-		device a, b;
-		const auto open = [describe](device &d, const char *name) {
-			if (!open_device(d, name))
-				return false;
-			describe(d);
-			return true;
-		};
+	if (f == nullptr)
+		return -1;
+	if (std::fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	std::fclose(f);
+	return v;
+}
 
-		/* A failure to open is reported and counted. */
-		if (open(a, argv[1]) && open(b, argv[2])) {
-			if (one != nullptr) {
-				run(*one, a, b);
-			} else {
-				for (const check &c : checks)
-					run(c, a, b);
-			}
-		}
+long long fresh_counter(const device &d, const char *name)
+{
+	usleep(20000);
+	return hw_counter(d, name);
+}
+
+bool counter_moved(const device &d, const char *name, long long before,
+		   bool required)
+{
+	if (before < 0 && !required) {
+		ktap::note("(%s has no counter %s: not checked)",
+			   d.name.c_str(), name);
+		return true;
 	}
-	std::printf("%d failure(s)\n", failures);
-	return failures != 0 ? 1 : 0;
+	long long now = hw_counter(d, name);
+
+	for (int i = 0; i < 100 * scale && now >= 0 && now <= before; ++i) {
+		usleep(20000);
+		now = hw_counter(d, name);
+	}
+	ktap::note("%s %s: %lld -> %lld", d.name.c_str(), name, before, now);
+	if (before >= 0 && now > before)
+		return true;
+	ktap::fail("%s: %s did not move (%lld -> %lld)", d.name.c_str(), name,
+		   before, now);
+	return false;
 }
 
 } /* namespace verbs_util */

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * verbs_util.h - what the libibverbs test tools (sroce-rctest,
- * sroce-srqtest, sroce-prottest, sroce-torture, sroce-objtest) share: the
- * failure count and the CHECK macros, RAII over libibverbs handles,
- * opening a device with its RoCE v2 IPv4 GID, QP state helpers, polling a
- * CQ, a byte pattern, and main() of a tool that runs named checks between
- * two devices.  Public libibverbs only.
+ * verbs_util.h - what every libibverbs test tool uses: RAII over
+ * libibverbs handles, opening a device with its RoCE v2 IPv4 GID, QP
+ * states and the attribute masks of their transitions, deadlines, byte
+ * patterns, hw counters.  Public libibverbs only.  A failure of a helper
+ * here (a destroy call, opening a device) is a failure of the running
+ * case (ktap.h).
  *
  * Waits are multiplied by SROCE_TIMEOUT_SCALE (tests/lib.sh).
  */
@@ -16,66 +16,13 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <memory>
-#include <optional>
-#include <span>
 #include <string>
-#include <string_view>
 
 #include <infiniband/verbs.h>
 
 namespace verbs_util {
-
-/* ---- failures ------------------------------------------------------------ */
-
-/* Failed checks so far. */
-extern int failures;
-
-/* errno is cleared first: what it says afterwards comes from cond. */
-#define CHECK(cond)                                                      \
-	do {                                                             \
-		errno = 0;                                               \
-		if (cond) {                                              \
-			std::printf("ok: %s\n", #cond);                  \
-		} else {                                                 \
-			std::printf("FAILED: %s (%s:%d, errno %d %s)\n", \
-				    #cond, __FILE__, __LINE__, errno,    \
-				    std::strerror(errno));               \
-			++verbs_util::failures;                          \
-		}                                                        \
-	} while (0)
-
-/* As CHECK, but give up on the check when cond is false. */
-#define REQUIRE(cond)                                              \
-	do {                                                       \
-		const int failures_before_ = verbs_util::failures; \
-		CHECK(cond);                                       \
-		if (verbs_util::failures != failures_before_)      \
-			return false;                              \
-	} while (0)
-
-/* Quiet: print only when cond is false (loops of many iterations). */
-#define EXPECT(cond, ...)                                                    \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			std::printf("FAILED: %s (%s:%d): ", #cond, __FILE__, \
-				    __LINE__);                               \
-			std::printf(__VA_ARGS__);                            \
-			std::printf("\n");                                   \
-			++verbs_util::failures;                              \
-			return false;                                        \
-		}                                                            \
-	} while (0)
-
-/*
- * Where the helpers below report a failure of their own (a destroy call,
- * poll_cq, opening a device), in words: by default printed as
- * "FAILED: what" and counted in failures.  A tool that keeps its failures
- * otherwise sets its own.
- */
-extern void (*report_failure)(const char *what);
 
 /* SROCE_TIMEOUT_SCALE, at least 1, and the same read once. */
 int timeout_scale();
@@ -143,12 +90,20 @@ struct device {
 /* The RDMA device called name, opened; nullptr with errno set if not. */
 ibv_context *open_context(const char *name);
 
+/* Open name, query it and its port 1.  False, reported, when it fails. */
+bool open_device(device &d, const char *name);
+
 /*
- * Open name, query it and its port 1; its GID is gid_index, or with
- * gid_index < 0 the first RoCE v2 GID of port 1 holding an IPv4 address.
- * False, reported, when any of it fails.
+ * The index of the first RoCE v2 GID of d's port 1 that holds an IPv4
+ * address (ipv4) or not (an IPv6 one), its GID into *gid; -1 if none.
  */
-bool open_device(device &d, const char *name, int gid_index = -1);
+int find_roce_gid(const device &d, bool ipv4, ibv_gid *gid);
+
+/*
+ * d's GID for its QPs: gid_index, or with gid_index < 0 the first RoCE v2
+ * GID holding an IPv4 address.  False, reported, when there is none.
+ */
+bool use_gid(device &d, int gid_index = -1);
 
 bool is_v4_mapped(const ibv_gid &gid);
 std::string gid_str(const ibv_gid &gid);
@@ -167,12 +122,15 @@ constexpr int rts_mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 /* The QP's state; (ibv_qp_state)-1 when ibv_query_qp() fails. */
 ibv_qp_state qp_state(ibv_qp *qp);
 
+/* "RESET", "INIT", ... "ERR"; "unknown (query_qp failed)" for -1. */
+const char *qp_state_str(ibv_qp_state s);
+
 /* ibv_modify_qp() to s, nothing else. */
 int to_state(ibv_qp *qp, ibv_qp_state s);
 
 /*
  * ibv_modify_qp() with attr and mask must fail with want and leave the
- * state alone; what it did is printed.
+ * state alone; what it did is noted.
  */
 bool modify_refused(ibv_qp *qp, ibv_qp_attr attr, int mask, const char *what,
 		    int want = EINVAL);
@@ -183,15 +141,12 @@ int to_init(ibv_qp *qp, int access = IBV_ACCESS_LOCAL_WRITE);
 /* The address vector of an RC QP on from towards one on to (RoCE v2). */
 ibv_ah_attr roce_av(const device &from, const device &to);
 
-/* ---- completions ----------------------------------------------------------- */
+/* ---- deadlines ------------------------------------------------------------- */
 
 using clock_type = std::chrono::steady_clock;
 
 /* Now plus ms, scaled. */
 clock_type::time_point deadline_in(int ms);
-
-/* The next completion of cq within ms (scaled), polling. */
-std::optional<ibv_wc> wait_wc(ibv_cq *cq, int ms = 10000);
 
 /* ---- data ------------------------------------------------------------------ */
 
@@ -221,22 +176,40 @@ inline void store64(unsigned char *p, std::uint64_t v)
 	std::memcpy(p, &v, sizeof(v));
 }
 
-/* ---- named checks between two devices ------------------------------------- */
+/*
+ * The first byte of p[0..len) that is not byte from + i of message msg's
+ * pattern, or -1 when all are.
+ */
+long mismatch(const unsigned char *p, std::size_t len, std::uint32_t msg,
+	      std::size_t from = 0);
 
-/* fn returns false when it gave up. */
-struct check {
-	std::string_view name;
-	bool (*fn)(device &, device &);
+/* Where got and want, len bytes each, differ: how often, first, last. */
+struct byte_diff {
+	std::size_t count = 0;
+	std::size_t first = 0;
+	std::size_t last = 0;
 };
 
+byte_diff diff_bytes(const unsigned char *got, const unsigned char *want,
+		     std::size_t len);
+
+/* ---- hw counters ----------------------------------------------------------- */
+
+/* The hw counter name of d's port 1, or -1 when d has none of that name. */
+long long hw_counter(const device &d, const char *name);
+
+/* hw_counter() read past the core's cache of 10 ms: no stale "before". */
+long long fresh_counter(const device &d, const char *name);
+
 /*
- * main() of `TOOL DEV_A DEV_B CHECK`: opens both devices (describe prints
- * what the tool tells of each), runs the check named CHECK, or all of them
- * in turn for "all", each ending in "PASS: NAME" or "FAIL: NAME", then
- * prints "N failure(s)".  Returns 1 after a failure, 2 for a usage error.
+ * The counter name of d moves past before within 2 s (scaled): the core
+ * caches hw counters for a few milliseconds, and the receiving device may
+ * still be walking a multicast group.  A failure of the case if not; when
+ * d has no such counter (before < 0) a failure as well if required, else
+ * noted as not checked.
  */
-int check_main(int argc, char **argv, std::span<const check> checks,
-	       void (*describe)(const device &));
+bool counter_moved(const device &d, const char *name, long long before,
+		   bool required = true);
 
 } /* namespace verbs_util */
 

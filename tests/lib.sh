@@ -757,7 +757,8 @@ veth_cleanup() {
 }
 
 # run_pair WHERE WAIT SERVER_CMD... -- CLIENT_CMD...: SERVER_CMD in $NS and
-# CLIENT_CMD in init_net (WHERE "ns"), or the other way round ("init"); the
+# CLIENT_CMD in init_net (WHERE "ns"), the other way round ("init"), or
+# both in init_net ("local"); the
 # client starts once the server listens (WAIT: tcp:PORT, a TCP port of the
 # server's namespace; cm, an RDMA CM listener; else a command and its
 # arguments, split at blanks).  Each may take
@@ -784,11 +785,10 @@ _run_pair_once() {
 	while [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
 	cli=("$@")
-	if [ "$where" = ns ]; then
-		sx=(ip netns exec "$NS")
-	else
-		cx=(ip netns exec "$NS")
-	fi
+	case $where in
+	ns) sx=(ip netns exec "$NS") ;;
+	init) cx=(ip netns exec "$NS") ;;
+	esac
 	sout=$(mktemp)
 	cout=$(mktemp)
 	"${sx[@]}" timeout "$limit" "${srv[@]}" > "$sout" 2>&1 &

@@ -36,10 +36,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/inetdevice.h>
 #include <linux/mutex.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <linux/wait.h>
+#include <net/ipv6_stubs.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
@@ -84,6 +86,26 @@ static struct sroce_socket_ns *sroce_socket_ns(struct net *net)
 }
 
 /*
+ * The netdev a datagram is for.  One sent to an address of this host (to
+ * a QP of the same device, or of another device of the namespace) was
+ * routed through the loopback device and arrives on it: it is for the
+ * netdev that holds its destination address.  Under RCU; no reference.
+ */
+static struct net_device *sroce_socket_rx_dev(struct sk_buff *skb)
+{
+	struct net_device *dev = skb->dev;
+
+	if (!dev || !(dev->flags & IFF_LOOPBACK))
+		return dev;
+	if (skb->protocol == htons(ETH_P_IP))
+		return __ip_dev_find(dev_net(dev), ip_hdr(skb)->daddr, false);
+	if (IS_ENABLED(CONFIG_IPV6) && skb->protocol == htons(ETH_P_IPV6))
+		return ipv6_stub->ipv6_dev_find(dev_net(dev),
+						&ipv6_hdr(skb)->daddr, NULL);
+	return NULL;
+}
+
+/*
  * The encap_rcv hook of both sockets, under rcu_read_lock in softirq.
  * skb->data points at the UDP header, whose checksum the stack checked
  * (RoCEv2 sends 0: none).  Always consumes the skb.
@@ -91,10 +113,11 @@ static struct sroce_socket_ns *sroce_socket_ns(struct net *net)
 static int sroce_socket_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct ib_device *ibdev = NULL;
+	struct net_device *dev = sroce_socket_rx_dev(skb);
 	struct sroce_socket_ns *sn;
 
-	if (skb->dev)
-		ibdev = ib_device_get_by_netdev(skb->dev, SROCE_DRIVER_ID);
+	if (dev)
+		ibdev = ib_device_get_by_netdev(dev, SROCE_DRIVER_ID);
 	if (!ibdev) {
 		sn = rcu_dereference_sk_user_data(sk);
 		if (sn)

@@ -224,6 +224,7 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	init_completion(&qp->released);
 	sroce_timers_init(qp);
 	INIT_WORK(&qp->req_work, sroce_req_work);
+	INIT_DELAYED_WORK(&qp->req_retry, sroce_req_retry);
 	INIT_WORK(&qp->resp_work, sroce_resp_work);
 	INIT_LIST_HEAD(&qp->mcast);
 
@@ -658,6 +659,8 @@ int sroce_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);
 	sroce_timers_shutdown(qp);
+	/* The retry kicks the work item: first. */
+	cancel_delayed_work_sync(&qp->req_retry);
 	cancel_work_sync(&qp->req_work);
 	cancel_work_sync(&qp->resp_work);
 	/* A requester run in progress (a kernel post) is the caller's bug. */

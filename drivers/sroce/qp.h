@@ -315,7 +315,10 @@ struct sroce_resp {
  * @comp: the completer's state
  * @timers: the requester's timers (timers.c)
  * @req_work: runs the requester in process context (from timers and
- *	kernel posts made with interrupts off)
+ *	kernel posts made with interrupts off, and when a run used up its
+ *	budget)
+ * @req_retry: runs the requester again a jiffy later, when it found no
+ *	memory for a packet
  * @resp: the responder's state
  * @resp_work: sends the rest of long READ responses in process context
  * @attr: the attributes modify_qp set (state, PSNs, path, limits...), as
@@ -347,6 +350,7 @@ struct sroce_qp {
 	struct sroce_comp comp;
 	struct sroce_timers timers;
 	struct work_struct req_work;
+	struct delayed_work req_retry;
 
 	struct sroce_resp resp;
 	struct work_struct resp_work;
@@ -463,6 +467,7 @@ int sroce_sge_scatter_skb(const struct sroce_sge_ref *sge, u32 num_sge,
 /* task.c: where the engines run */
 void sroce_req_kick(struct sroce_qp *qp);
 void sroce_req_work(struct work_struct *work);
+void sroce_req_retry(struct work_struct *work);
 void sroce_resp_kick(struct sroce_qp *qp);
 void sroce_resp_work(struct work_struct *work);
 

@@ -24,16 +24,14 @@ static u32 sroce_resp_res_pending(const struct sroce_qp *qp)
 }
 
 /*
- * The next resource, for a request at @psn; NULL when every one waits for
- * its responses.  The oldest answered one makes room.
+ * The next resource, for a request at @psn that sroce_resp_res_granted()
+ * let in (so a slot is free): the oldest answered one makes room.
  */
 static struct sroce_res *sroce_resp_res_new(struct sroce_qp *qp, u8 type,
 					    u32 psn, u32 msn)
 {
 	struct sroce_res *r;
 
-	if (sroce_resp_res_pending(qp) >= SROCE_RES_RING)
-		return NULL;
 	r = &qp->resp.res[qp->resp.res_head++ % SROCE_RES_RING];
 	memset(r, 0, sizeof(*r));
 	r->type = type;
@@ -45,17 +43,17 @@ static struct sroce_res *sroce_resp_res_new(struct sroce_qp *qp, u8 type,
 }
 
 /*
- * May a new READ or atomic take a resource: max_dest_rd_atomic bounds
- * those waiting for their responses.
+ * May a READ or atomic take a resource: max_dest_rd_atomic bounds those
+ * waiting for their responses, answers again to duplicates included (a
+ * requester has no more outstanding than that, so it never needs more).
+ * The ring holds twice as many: the answered ones of the requester's
+ * outstanding requests stay findable meanwhile, and a resource granted
+ * always finds a slot.
  */
 static bool sroce_resp_res_granted(struct sroce_qp *qp)
 {
-	u32 i, n = 0;
-
-	/* Answers again to duplicates are not new requests. */
-	for (i = qp->resp.res_tail; i != qp->resp.res_head; i++)
-		n += !qp->resp.res[i % SROCE_RES_RING].replay;
-	if (n < qp->attr.max_dest_rd_atomic)
+	BUILD_BUG_ON(SROCE_RES_RING < 2 * SROCE_MAX_RD_ATOMIC);
+	if (sroce_resp_res_pending(qp) < qp->attr.max_dest_rd_atomic)
 		return true;
 	ibdev_dbg(qp->ibqp.device,
 		  "QP %u: READ/atomic beyond max_dest_rd_atomic %u\n",
@@ -148,89 +146,63 @@ static bool sroce_resp_res_covers(const struct sroce_res *r, u32 psn)
 
 /*
  * A duplicate READ or atomic: answer it again from the resource that
- * answered it, unless that one is still being answered.  A READ whose
- * resource was reused is read again; an atomic's is kept long enough
- * (SROCE_RES_RING) for the requester's outstanding ones.  Lock held.
+ * answered it, unless that one is still being answered (then its stream
+ * goes back to the PSN asked for).  A duplicate that no resource answered,
+ * or one beyond max_dest_rd_atomic answers at once, is dropped: the
+ * requester asks again.  Lock held.
  */
 void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
-	u32 psn = pkt->bth.psn, i, npkts, last;
 	bool read = pkt->info->flags & SROCE_OPF_READ;
 	const struct sroce_res *old = NULL;
 	struct sroce_mr *mr = NULL;
+	u32 psn = pkt->bth.psn, i, off, msn, last;
 	struct sroce_res *r;
 	struct sroce_hdrs h;
-	u32 msn = qp->resp.msn;
-	u64 orig = 0;
+	u64 orig;
+	u8 type;
 
 	lockdep_assert_held(&qp->lock);
-	/*
-	 * A READ whose responses are still going out (first answer or a
-	 * replay) goes back to the PSN asked for: one stream of responses
-	 * per READ, however often the requester asks.  Its RETH must ask
-	 * for the rest of that READ.
-	 */
-	if (read) {
-		sroce_pkt_hdrs(pkt, &h);
-		for (i = qp->resp.res_tail; i != qp->resp.res_head; i++) {
-			struct sroce_res *c = &qp->resp.res[i % SROCE_RES_RING];
-			u32 off;
-
-			if (c->type != SROCE_RES_READ ||
-			    !sroce_resp_res_covers(c, psn))
-				continue;
-			off = sroce_psn_outstanding(psn, c->first_psn) *
-			      qp->pmtu;
-			if (h.reth.va != c->va + off ||
-			    h.reth.len != c->len - off ||
-			    h.reth.rkey != c->rkey)
-				return;
-			if (sroce_psn_before(psn, c->cur_psn))
-				c->cur_psn = psn;
-			return;
-		}
-	}
-
-	for (i = 0; i < SROCE_RES_RING; i++) {
-		const struct sroce_res *c = &qp->resp.res[i];
-
-		if (c->type != (read ? SROCE_RES_READ : SROCE_RES_ATOMIC) ||
-		    !sroce_resp_res_covers(c, psn))
-			continue;
-		if (c->cur_psn != sroce_psn_add(c->last_psn, 1))
-			return;	/* its responses are still going out */
-		old = c;
-	}
-	if (sroce_resp_res_pending(qp) >= SROCE_RES_RING)
-		return;
 	sroce_pkt_hdrs(pkt, &h);
+	/*
+	 * The newest resource of that kind that covers @psn.  A READ's
+	 * duplicate must ask for the rest of that READ: its RETH names the
+	 * same key and the same bytes from the PSN on.
+	 */
+	for (i = 0; i < SROCE_RES_RING; i++) {
+		const struct sroce_res *c =
+			&qp->resp.res[(qp->resp.res_head + i) % SROCE_RES_RING];
+
+		if (c->type == (read ? SROCE_RES_READ : SROCE_RES_ATOMIC) &&
+		    sroce_resp_res_covers(c, psn))
+			old = c;
+	}
+	if (!old)
+		return;
 	if (read) {
-		/* The requester may ask for the rest only: its RETH says. */
-		npkts = sroce_seg_npkts(h.reth.len, qp->pmtu);
-		last = sroce_psn_add(psn, npkts - 1);
-		if (old ? last != old->last_psn :
-		    npkts > SROCE_REQ_MAX_READ_PKTS ||
-		    !sroce_psn_before(last, qp->resp.epsn))
+		off = sroce_psn_outstanding(psn, old->first_psn) * qp->pmtu;
+		if (h.reth.va != old->va + off || h.reth.len != old->len - off ||
+		    h.reth.rkey != old->rkey)
 			return;
-		/*
-		 * A READ forgotten (its resource reused) is answered again
-		 * all the same: it reads memory, its RETH checked again.
-		 */
-		if (sroce_resp_rkey(qp, IB_ACCESS_REMOTE_READ, h.reth.rkey,
+	}
+	/* Still being answered: one stream of responses per READ. */
+	if (old->cur_psn != sroce_psn_add(old->last_psn, 1)) {
+		r = (struct sroce_res *)old;
+		if (read && sroce_psn_before(psn, r->cur_psn))
+			r->cur_psn = psn;
+		return;
+	}
+	if (!sroce_resp_res_granted(qp))
+		return;
+	if (read && sroce_resp_rkey(qp, IB_ACCESS_REMOTE_READ, h.reth.rkey,
 				    h.reth.va, h.reth.len, &mr))
-			return;
-	} else {
-		if (!old)
-			return; /* an atomic forgotten cannot run again */
-		last = old->last_psn;
-	}
-	if (old) {
-		msn = old->msn;
-		orig = old->orig;
-	}
-	/* After the copies: the new resource may take the old one's slot. */
-	r = sroce_resp_res_new(qp, read ? SROCE_RES_READ : SROCE_RES_ATOMIC,
-			       psn, msn);
+		return;
+	/* Copied first: the new resource may take the old one's slot. */
+	type = old->type;
+	msn = old->msn;
+	last = old->last_psn;
+	orig = old->orig;
+	r = sroce_resp_res_new(qp, type, psn, msn);
 	r->replay = true;
 	r->last_psn = last;
 	r->orig = orig;

@@ -295,6 +295,15 @@ void sroce_qp_put(struct sroce_qp *qp)
 		complete(&qp->released);
 }
 
+/* Add @cq to a pair of CQs to report, once. */
+static void sroce_nfy_add_cq(struct sroce_cq **pair, struct sroce_cq *cq)
+{
+	if (!pair[0])
+		pair[0] = cq;
+	else if (pair[0] != cq)
+		pair[1] = cq;
+}
+
 /**
  * sroce_qp_complete() - post a completion of a QP
  * @qp: the QP, lock held
@@ -303,36 +312,63 @@ void sroce_qp_put(struct sroce_qp *qp)
  * @solicited: a solicited event
  * @nfy: collects the CQ to signal once the lock is dropped
  *
- * A CQ that overflowed takes nothing more: the core was told
- * (IB_EVENT_CQ_ERR) and the QP goes on; its user must recreate both.
+ * A CQ that overflows takes nothing more (IB_EVENT_CQ_ERR is reported
+ * once); a QP whose completion it cannot take enters the error state
+ * (IB_EVENT_QP_FATAL), as IBTA 11.4.2.1 has it: no completion is lost
+ * while the QP goes on.  Both are reported once the lock is dropped.
  */
 void sroce_qp_complete(struct sroce_qp *qp, struct sroce_cq *cq,
 		       const struct sroce_cqe *cqe, bool solicited,
 		       struct sroce_nfy *nfy)
 {
 	struct sroce_cqe c = *cqe;
+	int ret;
 
 	lockdep_assert_held(&qp->lock);
 	c.qp_num = qp->ibqp.qp_num;
 	c.port_num = SROCE_PORT;
-	if (sroce_cq_post(cq, &c, solicited) > 0) {
-		if (nfy->cq[0] != cq && !nfy->cq[0])
-			nfy->cq[0] = cq;
-		else if (nfy->cq[0] != cq)
-			nfy->cq[1] = cq;
+	ret = sroce_cq_post(cq, &c, solicited);
+	if (ret > 0)
+		sroce_nfy_add_cq(nfy->cq, cq);
+	if (ret == -EOVERFLOW)
+		sroce_nfy_add_cq(nfy->cq_err, cq);
+	if (ret < 0 && qp->state != IB_QPS_ERR) {
+		nfy->qp_fatal = qp;
+		sroce_qp_error(qp, nfy);
 	}
 }
 
+/* IB_EVENT_QP_FATAL: the QP entered the error state on its own */
+static void sroce_qp_fatal_event(struct sroce_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
 /**
- * sroce_qp_notify() - signal the CQs collected under the QP lock
- * @nfy: what sroce_qp_complete() collected; the QP lock is not held
+ * sroce_qp_notify() - signal the CQs and report the events collected
+ *	under the QP lock
+ * @nfy: what sroce_qp_complete() and the engine collected; the QP lock
+ *	is not held
  */
 void sroce_qp_notify(struct sroce_nfy *nfy)
 {
-	if (nfy->cq[0])
-		sroce_cq_signal(nfy->cq[0]);
-	if (nfy->cq[1] && nfy->cq[1] != nfy->cq[0])
-		sroce_cq_signal(nfy->cq[1]);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(nfy->cq); i++) {
+		if (nfy->cq_err[i])
+			sroce_cq_overflow_event(nfy->cq_err[i]);
+		if (nfy->cq[i])
+			sroce_cq_signal(nfy->cq[i]);
+	}
+	if (nfy->qp_fatal)
+		sroce_qp_fatal_event(nfy->qp_fatal);
 	if (nfy->srq_limit)
 		sroce_srq_limit_event(nfy->srq_limit);
 	if (nfy->last_wqe)

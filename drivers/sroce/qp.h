@@ -422,8 +422,10 @@ static inline struct sroce_cq *sroce_qp_recv_cq(struct sroce_qp *qp)
  */
 struct sroce_nfy {
 	struct sroce_cq *cq[2];
+	struct sroce_cq *cq_err[2];	/* IB_EVENT_CQ_ERR: it overflowed */
 	struct sroce_srq *srq_limit;	/* IB_EVENT_SRQ_LIMIT_REACHED */
 	struct sroce_qp *last_wqe;	/* IB_EVENT_QP_LAST_WQE_REACHED */
+	struct sroce_qp *qp_fatal;	/* IB_EVENT_QP_FATAL */
 };
 
 /* qp.c: verbs; post.c: kernel post verbs */

@@ -480,6 +480,11 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
 		return SROCE_REQ_DONE;
 
 	for (steps = 0; steps < SROCE_REQ_BATCH; steps++) {
+		/* A completion the CQ could not take ended the QP. */
+		if (qp->state != IB_QPS_RTS) {
+			stop = SROCE_REQ_DONE;
+			break;
+		}
 		if (qp->req.sq_cur == qp->req.sq_head) {
 			if (!sroce_req_fetch(qp)) {
 				/* Idle; then look once more (see the top). */

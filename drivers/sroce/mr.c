@@ -136,7 +136,7 @@ struct ib_mr *sroce_mr_get_dma(struct ib_pd *ibpd, int access)
 	if (ret)
 		return ERR_PTR(ret);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->pd = ibpd;
@@ -165,7 +165,7 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr)
 
 	mr->npages = ib_umem_num_pages(mr->umem);
 	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
-				   GFP_KERNEL);
+				   GFP_KERNEL_ACCOUNT);
 	if (!mr->pages)
 		return -ENOMEM;
 	for_each_sgtable_page(sgt, &it, 0) {
@@ -209,7 +209,7 @@ struct ib_mr *sroce_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 	    check_add_overflow(start, length, &end))
 		return ERR_PTR(-EINVAL);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 
@@ -423,7 +423,7 @@ struct ib_mr *sroce_mr_alloc(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (type != IB_MR_TYPE_MEM_REG || !max_num_sg ||
 	    max_num_sg > SROCE_MAX_FR_PAGES)
 		return ERR_PTR(-EINVAL);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->fr = true;

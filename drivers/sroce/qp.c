@@ -151,7 +151,7 @@ static int sroce_qp_alloc_queues(struct sroce_qp *qp,
 					      cap->max_send_sge),
 				  offsetof(struct sroce_swqe, sge) +
 				  cap->max_inline_data), 8);
-	qp->swqe = kvcalloc(sq_entries, qp->swqe_size, GFP_KERNEL);
+	qp->swqe = kvcalloc(sq_entries, qp->swqe_size, GFP_KERNEL_ACCOUNT);
 	if (!qp->swqe) {
 		ret = -ENOMEM;
 		goto err_destroy_rq;

@@ -99,6 +99,7 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 		return -ENOMEM;
 
 	kref_init(&mr->ref);
+	rwlock_init(&mr->inval_lock);
 	INIT_WORK(&mr->free_work, sroce_mr_free_work);
 	/* Reserve the key first: it must be set before publishing. */
 	ret = sroce_key_alloc(sdev, &mr->key);
@@ -252,7 +253,8 @@ err_free_mr:
  * @ibmr: a region no QP operation needs any more
  * @udata: unused
  *
- * The key stops working at once.  The memory stays pinned until the last
+ * The key stops working at once: a remote access under way finishes
+ * first, none starts after.  The memory stays pinned until the last
  * data-path reference is gone (a QP holds one per fetched WQE naming the
  * region until the WQE retires or the QP is destroyed): never waiting
  * for that here, so a QP stuck on a peer that vanished cannot hang the
@@ -274,10 +276,13 @@ int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 			  mr->num_mw, ibmr->lkey);
 		return -EBUSY;
 	}
+	/* After the accesses under way: no later one passes its check. */
+	write_lock(&mr->inval_lock);
 	mr->dead = true;
+	sroce_key_erase(sdev, mr->key);
+	write_unlock(&mr->inval_lock);
 	spin_unlock_irqrestore(&sdev->key_lock, flags);
 
-	sroce_key_erase(sdev, mr->key);
 	sroce_mr_put(mr);
 	return 0;
 }
@@ -518,6 +523,7 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 	    offset_in_page(mr->ibmr.iova) + mr->ibmr.length >
 	    (u64)mr->fr_nmap * psize)
 		goto out_unlock;
+	write_lock(&mr->inval_lock);
 	memcpy(mr->fr_pages, mr->fr_map, mr->fr_nmap * sizeof(u64));
 	mr->fr_npages = mr->fr_nmap;
 	mr->fr_page_size = psize;
@@ -526,6 +532,7 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 	mr->access = access;
 	WRITE_ONCE(mr->key, key);
 	mr->fr_valid = true;
+	write_unlock(&mr->inval_lock);
 	ret = 0;
 out_unlock:
 	spin_unlock_irqrestore(&sdev->key_lock, flags);

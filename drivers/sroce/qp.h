@@ -260,6 +260,7 @@ struct sroce_comp {
  * @recv_off: bytes of the current message written to @rwqe
  * @in_write: the responder is inside an RDMA WRITE message
  * @wr_mr: the region the current RDMA WRITE writes (NULL if zero-length)
+ * @wr_rkey: the key of its RETH, checked again for every packet
  * @wr_va: its address from the RETH
  * @wr_len: its length from the RETH
  * @wr_off: bytes of it written so far
@@ -279,6 +280,7 @@ struct sroce_resp {
 	u32 recv_off;
 	bool in_write;
 	struct sroce_mr *wr_mr;
+	u32 wr_rkey;
 	u64 wr_va;
 	u32 wr_len;
 	u32 wr_off;

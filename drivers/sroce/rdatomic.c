@@ -119,9 +119,18 @@ void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		sroce_resp_refused(qp, err, pkt, nfy);
 		return;
 	}
+	err = sroce_mr_remote_begin(qp->sdev, h.atmeth.rkey, mr, qp->ibqp.pd,
+				    qp->ibqp.qp_num, IB_ACCESS_REMOTE_ATOMIC,
+				    h.atmeth.va, sizeof(u64));
+	if (err) {
+		sroce_mr_put(mr);
+		sroce_resp_refused(qp, err, pkt, nfy);
+		return;
+	}
 	err = sroce_mr_atomic(mr, h.atmeth.va,
 			      pkt->bth.opcode == SROCE_OP_RC_CMP_SWAP,
 			      h.atmeth.swap_add, h.atmeth.compare, &orig);
+	sroce_mr_remote_end(mr);
 	sroce_mr_put(mr);
 	if (err) {
 		sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, IB_WC_REM_OP_ERR, pkt,
@@ -181,8 +190,8 @@ void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		return;
 	if (read) {
 		off = sroce_psn_outstanding(psn, old->first_psn) * qp->pmtu;
-		if (h.reth.va != old->va + off || h.reth.len != old->len - off ||
-		    h.reth.rkey != old->rkey)
+		if (h.reth.va != old->va + off ||
+		    h.reth.len != old->len - off || h.reth.rkey != old->rkey)
 			return;
 	}
 	/* Still being answered: one stream of responses per READ. */

@@ -315,32 +315,30 @@ static int sroce_key_recheck(struct sroce_dev *sdev, u32 key,
  * @len: its bytes
  *
  * The key is checked again, under the region's inval_lock, which stays
- * held until sroce_mr_remote_end(): an invalidation, a deregistration or
- * an unbind that returned has stopped every later access, and waits for
- * the one under way.  Interrupts are off (the QP lock is held).
+ * held until sroce_mr_remote_end(), whatever the check says: an
+ * invalidation, a deregistration or an unbind that returned has stopped
+ * every later access, and waits for the one under way.  Interrupts are
+ * off (the QP lock is held).
  *
- * Return: 0 with the lock held, or a negative errno as the lookups give
- * (the key no longer reaches the region, or not for this access).
+ * Return: 0 (the access may go on), or a negative errno as the lookups
+ * give (the key no longer reaches the region, or not for this access).
  */
 int sroce_mr_remote_begin(struct sroce_dev *sdev, u32 rkey,
 			  struct sroce_mr *mr, struct ib_pd *pd, u32 qpn,
 			  int access, u64 va, u64 len)
+	__acquires(&mr->inval_lock)
 {
-	int ret;
-
 	read_lock(&mr->inval_lock);
-	ret = sroce_key_recheck(sdev, rkey, mr, pd, qpn, access, va, len);
-	if (ret)
-		read_unlock(&mr->inval_lock);
-	return ret;
+	return sroce_key_recheck(sdev, rkey, mr, pd, qpn, access, va, len);
 }
 
 /**
- * sroce_mr_remote_end() - the remote access sroce_mr_remote_begin() let
- *	through is done
+ * sroce_mr_remote_end() - the remote access sroce_mr_remote_begin() checked
+ *	is done (or refused)
  * @mr: the region
  */
 void sroce_mr_remote_end(struct sroce_mr *mr)
+	__releases(&mr->inval_lock)
 {
 	read_unlock(&mr->inval_lock);
 }

@@ -66,6 +66,15 @@ int sroce_mw_alloc(struct ib_mw *ibmw, struct ib_udata *udata)
 	return 0;
 }
 
+/* No binding: the window reaches nothing. */
+static void sroce_mw_clear(struct sroce_mw *mw)
+{
+	mw->mr = NULL;
+	mw->length = 0;
+	mw->access = 0;
+	mw->bound = false;
+}
+
 /*
  * Drop the window's region; key_lock held.  Under the region's inval_lock:
  * a remote access through the window under way finishes first, none
@@ -76,17 +85,15 @@ static void sroce_mw_unbind(struct sroce_mw *mw)
 	struct sroce_mr *mr = mw->mr;
 
 	lockdep_assert_held(&to_sdev(mw->ibmw.device)->key_lock);
-	if (mr)
-		write_lock(&mr->inval_lock);
-	mw->mr = NULL;
-	mw->length = 0;
-	mw->access = 0;
-	mw->bound = false;
-	if (mr) {
-		write_unlock(&mr->inval_lock);
-		mr->num_mw--;
-		sroce_mr_put(mr);
+	if (!mr) {
+		sroce_mw_clear(mw);
+		return;
 	}
+	write_lock(&mr->inval_lock);
+	sroce_mw_clear(mw);
+	write_unlock(&mr->inval_lock);
+	mr->num_mw--;
+	sroce_mr_put(mr);
 }
 
 /**
@@ -126,12 +133,24 @@ static int sroce_mw_check_bind(struct sroce_qp *qp, struct sroce_mw *mw,
 	return 0;
 }
 
+/* The binding of @b, onto @mr (NULL: a type 1 window over nothing). */
+static void sroce_mw_set(struct sroce_mw *mw, const struct sroce_wqe_bind *b,
+			 const struct sroce_qp *qp, struct sroce_mr *mr)
+{
+	mw->mr = mr;
+	mw->ibmw.rkey = b->rkey;
+	mw->qpn = qp->ibqp.qp_num;
+	mw->addr = b->addr;
+	mw->length = b->length;
+	mw->access = (int)b->access;
+	mw->bound = true;
+}
+
 /**
  * sroce_mw_bind() - execute a BIND_MW work request
  * @qp: the QP posting it, lock held
- * @w: the WQE: rkey the window's new key, imm the region's lkey,
- *	remote_addr/compare_add the window's start and length, swap its
- *	IB_ACCESS_REMOTE_* rights
+ * @w: the WQE; its op.bind holds the window's new rkey, the region's lkey,
+ *	the window's start and length and its IB_ACCESS_REMOTE_* rights
  *
  * Return: 0, or -EINVAL when any check of the top fails (nothing changes).
  */
@@ -179,17 +198,12 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 		if (mr) {
 			mr->num_mw++;
 			write_lock(&mr->inval_lock);
-		}
-		mw->mr = mr;
-		mw->ibmw.rkey = b->rkey;
-		mw->qpn = qp->ibqp.qp_num;
-		mw->addr = addr;
-		mw->length = len;
-		mw->access = access;
-		mw->bound = true;
-		if (mr)
+			sroce_mw_set(mw, b, qp, mr);
 			write_unlock(&mr->inval_lock);
-		mr = NULL;
+			mr = NULL;
+		} else {
+			sroce_mw_set(mw, b, qp, NULL);
+		}
 	}
 	spin_unlock_irqrestore(&sdev->key_lock, flags);
 	rcu_read_unlock();

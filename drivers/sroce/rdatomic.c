@@ -104,8 +104,8 @@ void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	struct sroce_hdrs h;
 	struct sroce_mr *mr;
 	struct sroce_res *r;
-	u64 orig;
-	int err;
+	int err, ret = 0;
+	u64 orig = 0;
 
 	lockdep_assert_held(&qp->lock);
 	sroce_pkt_hdrs(pkt, &h);
@@ -122,16 +122,18 @@ void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	err = sroce_mr_remote_begin(qp->sdev, h.atmeth.rkey, mr, qp->ibqp.pd,
 				    qp->ibqp.qp_num, IB_ACCESS_REMOTE_ATOMIC,
 				    h.atmeth.va, sizeof(u64));
+	if (!err)
+		ret = sroce_mr_atomic(mr, h.atmeth.va,
+				      pkt->bth.opcode == SROCE_OP_RC_CMP_SWAP,
+				      h.atmeth.swap_add, h.atmeth.compare,
+				      &orig);
+	sroce_mr_remote_end(mr);
+	sroce_mr_put(mr);
 	if (err) {
-		sroce_mr_put(mr);
 		sroce_resp_refused(qp, err, pkt, nfy);
 		return;
 	}
-	err = sroce_mr_atomic(mr, h.atmeth.va,
-			      pkt->bth.opcode == SROCE_OP_RC_CMP_SWAP,
-			      h.atmeth.swap_add, h.atmeth.compare, &orig);
-	sroce_mr_remote_end(mr);
-	sroce_mr_put(mr);
+	err = ret;
 	if (err) {
 		sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, IB_WC_REM_OP_ERR, pkt,
 				nfy);

@@ -433,6 +433,7 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	if (pkt->paylen) {
 		u64 va = qp->resp.wr_va + qp->resp.wr_off;
+		int copied = 0;
 
 		/* Every packet: its key may have been invalidated since. */
 		ret = sroce_mr_remote_begin(qp->sdev, qp->resp.wr_rkey,
@@ -440,15 +441,17 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 					    qp->ibqp.qp_num,
 					    IB_ACCESS_REMOTE_WRITE, va,
 					    pkt->paylen);
+		if (!ret)
+			copied = sroce_mr_copy_from_skb(qp->resp.wr_mr, va, skb,
+							SROCE_UDP_HLEN +
+							pkt->info->hdr_len,
+							pkt->paylen);
+		sroce_mr_remote_end(qp->resp.wr_mr);
 		if (ret) {
 			sroce_resp_refused(qp, ret, pkt, nfy);
 			return;
 		}
-		ret = sroce_mr_copy_from_skb(qp->resp.wr_mr, va, skb,
-					     SROCE_UDP_HLEN +
-					     pkt->info->hdr_len, pkt->paylen);
-		sroce_mr_remote_end(qp->resp.wr_mr);
-		if (ret) {
+		if (copied) {
 			sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP,
 					IB_WC_REM_OP_ERR, pkt, nfy);
 			return;

@@ -78,11 +78,10 @@ static struct sk_buff *sroce_resp_build_res(struct sroce_qp *qp,
 					    qp->ibqp.pd, qp->ibqp.qp_num,
 					    IB_ACCESS_REMOTE_READ, r->va + off,
 					    seg.paylen);
-		if (!ret) {
+		if (!ret)
 			ret = sroce_mr_copy(r->mr, r->va + off, hdr + hdr_len,
 					    seg.paylen, SROCE_MR_TO_BUF);
-			sroce_mr_remote_end(r->mr);
-		}
+		sroce_mr_remote_end(r->mr);
 		if (ret) {
 			kfree_skb(skb);
 			sroce_resp_read_revoked(qp, r, nfy);

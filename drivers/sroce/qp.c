@@ -167,6 +167,9 @@ err_destroy_sq:
 
 static void sroce_qp_free_queues(struct sroce_qp *qp)
 {
+	kvfree(qp->resp.res);
+	qp->resp.res = NULL;
+	qp->resp.res_size = 0;
 	kvfree(qp->swqe);
 	qp->swqe = NULL;
 	sroce_queue_destroy(&qp->rq);
@@ -572,12 +575,14 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
  *
  * Return: 0, -EINVAL for a transition, attribute or value refused,
  * -EOPNOTSUPP for attributes sroce does not implement (alternate paths,
- * resizing, rate limits).
+ * resizing, rate limits), -ENOMEM without memory for the responder
+ * resources of a new max_dest_rd_atomic.
  */
 int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_res *ring = NULL;
 	struct sroce_nfy nfy = {};
 	enum ib_qp_state cur, next;
 	unsigned long flags;
@@ -587,6 +592,13 @@ int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
+	/* Out of range: sroce_qp_check_modify() refuses it below. */
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic <= SROCE_MAX_RD_ATOMIC) {
+		ring = sroce_resp_res_alloc(qp, attr->max_dest_rd_atomic);
+		if (IS_ERR(ring))
+			return PTR_ERR(ring);
+	}
 
 	spin_lock_irqsave(&qp->lock, flags);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
@@ -601,6 +613,7 @@ int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out_unlock;
 
 	sroce_qp_apply(qp, attr, mask);
+	ring = sroce_resp_res_install(qp, ring);
 	if (mask & IB_QP_STATE) {
 		switch (next) {
 		case IB_QPS_RESET:
@@ -622,6 +635,7 @@ int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 out_unlock:
 	spin_unlock_irqrestore(&qp->lock, flags);
+	kvfree(ring);
 	sroce_qp_notify(&nfy);
 	if (kick)
 		sroce_req_kick(qp);

@@ -7,6 +7,7 @@
 #define SROCE_QP_H
 
 #include <linux/completion.h>
+#include <linux/log2.h>
 #include <linux/refcount.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
@@ -31,7 +32,11 @@ struct sroce_srq;
 #define SROCE_MAX_QP_WR		0x4000
 #define SROCE_MAX_SGE		32
 #define SROCE_MAX_INLINE	512
-#define SROCE_MAX_RD_ATOMIC	16
+/*
+ * READ and atomic requests in flight per QP, as initiator and as
+ * responder: rdma_rxe's figure, which perftest hands sroce's QPs.
+ */
+#define SROCE_MAX_RD_ATOMIC	128
 /* The largest message: IBTA's 2^31 bytes. */
 #define SROCE_MAX_MSG_SIZE	BIT(31)
 
@@ -182,11 +187,17 @@ struct sroce_res {
 };
 
 /*
- * Responder resources kept: answered ones stay for duplicates.  Twice the
- * most a requester may have outstanding: a go-back answers each of those
- * again, and their answers before must stay findable meanwhile.
+ * Responder resources kept: answered ones stay for duplicates.  At least
+ * twice the most a requester may have outstanding (max_dest_rd_atomic): a
+ * go-back answers each of those again, and their answers before must stay
+ * findable meanwhile.  A power of two, allocated when max_dest_rd_atomic
+ * is set (sroce_resp_res_resize()).
  */
-#define SROCE_RES_RING		(2 * SROCE_MAX_RD_ATOMIC)
+static inline u32 sroce_res_ring_size(u32 max_dest_rd_atomic)
+{
+	return max_dest_rd_atomic ?
+		roundup_pow_of_two(2 * max_dest_rd_atomic) : 0;
+}
 
 /* An ACK or NAK the responder has decided to send. */
 struct sroce_resp_ack {
@@ -267,7 +278,9 @@ struct sroce_comp {
  * @epsn: the expected PSN
  * @msn: the message sequence number
  * @nak_sent: a sequence NAK for @epsn was sent (one per gap)
- * @res: the responder resources, a ring by free-running index
+ * @res: the responder resources, a ring by free-running index (NULL
+ *	while max_dest_rd_atomic was never set above 0)
+ * @res_size: its entries, sroce_res_ring_size() of max_dest_rd_atomic
  * @res_head: index of the next resource to fill
  * @res_tail: index of the oldest resource whose responses are not all
  *	sent (@res_head when all are)
@@ -287,7 +300,8 @@ struct sroce_resp {
 	u32 epsn;
 	u32 msn;
 	bool nak_sent;
-	struct sroce_res res[SROCE_RES_RING];
+	struct sroce_res *res;
+	u32 res_size;
 	u32 res_head;
 	u32 res_tail;
 	struct sroce_resp_ack ack;
@@ -374,6 +388,13 @@ static inline struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
 {
 	return qp->swqe + (size_t)(index & (qp->sq.num_entries - 1)) *
 			  qp->swqe_size;
+}
+
+/* The responder resource of free-running index @index; lock held. */
+static inline struct sroce_res *sroce_resp_res_at(struct sroce_qp *qp,
+						  u32 index)
+{
+	return &qp->resp.res[index & (qp->resp.res_size - 1)];
 }
 
 /* A reliable QP: its packets are acknowledged and sent again. */
@@ -500,5 +521,10 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
 void sroce_resp_reset(struct sroce_qp *qp);
 bool sroce_resp_run(struct sroce_qp *qp);
+
+/* rdatomic.c */
+struct sroce_res *sroce_resp_res_alloc(struct sroce_qp *qp, u32 max_dest);
+struct sroce_res *sroce_resp_res_install(struct sroce_qp *qp,
+					 struct sroce_res *ring);
 
 #endif /* SROCE_QP_H */

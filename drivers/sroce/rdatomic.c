@@ -12,10 +12,69 @@
  * A new READ or atomic takes a resource only while fewer than
  * max_dest_rd_atomic wait for their responses.  Under the QP lock, in
  * softirq (the receive path, resp.c).
+ *
+ * The ring is allocated when modify_qp sets max_dest_rd_atomic, and grows
+ * (never shrinks) when it is set higher: a QP that never answers a READ
+ * or atomic holds none, one that takes rdma_rxe's 128 holds 256 entries.
  */
+#include <linux/slab.h>
+
 #include "sroce.h"
 #include "resp.h"
 #include "proto/sroce_proto.h"
+
+/**
+ * sroce_resp_res_alloc() - a responder resource ring for a new
+ *	max_dest_rd_atomic, before modify_qp takes the QP lock
+ * @qp: the QP
+ * @max_dest: the max_dest_rd_atomic asked for (checked against
+ *	SROCE_MAX_RD_ATOMIC by the caller)
+ *
+ * Return: a zeroed ring of sroce_res_ring_size(@max_dest) entries for
+ * sroce_resp_res_install(), NULL when the QP's ring is large enough
+ * already, or ERR_PTR(-ENOMEM).
+ */
+struct sroce_res *sroce_resp_res_alloc(struct sroce_qp *qp, u32 max_dest)
+{
+	u32 size = sroce_res_ring_size(max_dest);
+	struct sroce_res *ring;
+
+	if (size <= READ_ONCE(qp->resp.res_size))
+		return NULL;
+	ring = kvcalloc(size, sizeof(*ring), GFP_KERNEL_ACCOUNT);
+	return ring ?: ERR_PTR(-ENOMEM);
+}
+
+/**
+ * sroce_resp_res_install() - make @ring, from sroce_resp_res_alloc() for
+ *	the max_dest_rd_atomic just applied, the QP's responder resources
+ * @qp: the QP, lock held
+ * @ring: the new ring, or NULL
+ *
+ * The resources recorded move to the same free-running indices of the
+ * new ring, their region references with them.  A concurrent modify_qp
+ * may have installed a ring as large already: then @ring is not used.
+ *
+ * Return: the ring to kvfree() once the lock is dropped (the old one, or
+ * @ring when unused), or NULL.
+ */
+struct sroce_res *sroce_resp_res_install(struct sroce_qp *qp,
+					 struct sroce_res *ring)
+{
+	struct sroce_resp *rs = &qp->resp;
+	u32 size = sroce_res_ring_size(qp->attr.max_dest_rd_atomic);
+	struct sroce_res *old = rs->res;
+	u32 i;
+
+	lockdep_assert_held(&qp->lock);
+	if (!ring || size <= rs->res_size)
+		return ring;
+	for (i = rs->res_head - rs->res_size; i != rs->res_head; i++)
+		ring[i & (size - 1)] = old[i & (rs->res_size - 1)];
+	rs->res = ring;
+	WRITE_ONCE(rs->res_size, size);
+	return old;
+}
 
 /* Responses not all sent. */
 static u32 sroce_resp_res_pending(const struct sroce_qp *qp)
@@ -32,7 +91,7 @@ static struct sroce_res *sroce_resp_res_new(struct sroce_qp *qp, u8 type,
 {
 	struct sroce_res *r;
 
-	r = &qp->resp.res[qp->resp.res_head++ % SROCE_RES_RING];
+	r = sroce_resp_res_at(qp, qp->resp.res_head++);
 	memset(r, 0, sizeof(*r));
 	r->type = type;
 	r->first_psn = psn;
@@ -52,7 +111,6 @@ static struct sroce_res *sroce_resp_res_new(struct sroce_qp *qp, u8 type,
  */
 static bool sroce_resp_res_granted(struct sroce_qp *qp)
 {
-	BUILD_BUG_ON(SROCE_RES_RING < 2 * SROCE_MAX_RD_ATOMIC);
 	if (sroce_resp_res_pending(qp) < qp->attr.max_dest_rd_atomic)
 		return true;
 	ibdev_dbg(qp->ibqp.device,
@@ -180,9 +238,9 @@ void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	 * duplicate must ask for the rest of that READ: its RETH names the
 	 * same key and the same bytes from the PSN on.
 	 */
-	for (i = 0; i < SROCE_RES_RING; i++) {
+	for (i = 0; i < qp->resp.res_size; i++) {
 		const struct sroce_res *c =
-			&qp->resp.res[(qp->resp.res_head + i) % SROCE_RES_RING];
+			sroce_resp_res_at(qp, qp->resp.res_head + i);
 
 		if (c->type == (read ? SROCE_RES_READ : SROCE_RES_ATOMIC) &&
 		    sroce_resp_res_covers(c, psn))

@@ -247,7 +247,7 @@ void sroce_resp_drop_res(struct sroce_qp *qp)
 
 	lockdep_assert_held(&qp->lock);
 	for (; rs->res_tail != rs->res_head; rs->res_tail++) {
-		struct sroce_res *r = &rs->res[rs->res_tail % SROCE_RES_RING];
+		struct sroce_res *r = sroce_resp_res_at(qp, rs->res_tail);
 
 		if (r->mr)
 			sroce_mr_put(r->mr);
@@ -606,7 +606,9 @@ void sroce_resp_reset(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
 	sroce_resp_drop(qp, true);
-	memset(qp->resp.res, 0, sizeof(qp->resp.res));
+	if (qp->resp.res)
+		memset(qp->resp.res, 0,
+		       qp->resp.res_size * sizeof(*qp->resp.res));
 	qp->resp.res_head = 0;
 	qp->resp.res_tail = 0;
 	qp->resp.ack.send = false;

@@ -146,8 +146,9 @@ static int sroce_resp_build(struct sroce_qp *qp, struct sk_buff_head *list,
 		return 0;
 	while (n < SROCE_REQ_BATCH) {
 		if (rs->res_tail != rs->res_head)
-			skb = sroce_resp_build_res(qp, &rs->res[rs->res_tail %
-							       SROCE_RES_RING],
+			skb = sroce_resp_build_res(qp,
+						   sroce_resp_res_at(qp,
+								     rs->res_tail),
 						   nfy);
 		else if (qp->resp.ack.send)
 			skb = sroce_resp_build_ack(qp);

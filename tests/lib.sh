@@ -372,7 +372,7 @@ hw_no_rx_errors() {
 # rx_err_*): every received packet has exactly one fate.
 hw_fates() {
 	local f v s=0 d=$HW_SYSFS/$1/ports/1/hw_counters
-	for f in "$d"/rx_qp "$d"/rx_mcast "$d"/rx_drop_* "$d"/rx_err_*; do
+	for f in "$d"/rx_qp "$d"/rx_mcast "$d"/rx_cnp "$d"/rx_drop_* "$d"/rx_err_*; do
 		read -r v < "$f" || fail "$1 has no counter ${f##*/}"
 		s=$((s + v))
 	done

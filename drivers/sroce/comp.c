@@ -369,13 +369,29 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 			    struct sroce_nfy *nfy)
 {
 	struct sroce_stats __percpu *stats = qp->sdev->stats;
+	enum sroce_aeth_type type = sroce_aeth_type(syndrome);
 	u8 value = sroce_aeth_value(syndrome);
 	u32 acked = psn, implied = 0;
 	bool gap = false;
 
 	lockdep_assert_held(&qp->lock);
+	/*
+	 * Nothing we sent is answered by a reserved syndrome or NAK code, and
+	 * a NAK that ends the QP must name a PSN sent and not acknowledged:
+	 * anything else may come from whoever can send to the port with the
+	 * peer's address, and is dropped before it acknowledges anything.
+	 */
+	if (type == SROCE_AETH_RESERVED ||
+	    (type == SROCE_AETH_NAK &&
+	     (value > SROCE_NAK_INVALID_RD_REQ ||
+	      (value != SROCE_NAK_PSN_SEQ &&
+	       !sroce_psn_in_range(psn, qp->comp.psn_una,
+				   sroce_comp_unacked(qp)))))) {
+		sroce_stats_inc(stats, SROCE_CNT_BAD_RESPONSES);
+		return false;
+	}
 	/* A NAK acknowledges what precedes its PSN. */
-	if (sroce_aeth_type(syndrome) != SROCE_AETH_ACK)
+	if (type != SROCE_AETH_ACK)
 		acked = sroce_psn_add(psn, SROCE_PSN_MASK);	/* psn - 1 */
 	if (sroce_psn_in_range(acked, qp->comp.psn_una,
 			       sroce_comp_unacked(qp))) {

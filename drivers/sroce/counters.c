@@ -26,6 +26,7 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	[SROCE_CNT_RX_DROP_NOT_PEER] = { .name = "rx_drop_not_peer" },
 	[SROCE_CNT_RX_MCAST] = { .name = "rx_mcast" },
 	[SROCE_CNT_RX_DROP_MCAST] = { .name = "rx_drop_mcast" },
+	[SROCE_CNT_RX_CNP] = { .name = "rx_cnp" },
 	SROCE_RX_ERR_DESC(SROCE_RX_TRUNCATED, "truncated"),
 	SROCE_RX_ERR_DESC(SROCE_RX_BAD_IP_VERSION, "ip_version"),
 	SROCE_RX_ERR_DESC(SROCE_RX_BAD_IP_HDR, "ip_hdr"),

@@ -21,8 +21,10 @@
  * not come from the QP's peer (rx_drop_not_peer); a multicast datagram
  * delivered to its group (rx_mcast, once however many QPs are attached),
  * or dropped (rx_drop_mcast: a multicast QPN to a unicast address or the
- * other way round, not UD, no group of that address on the device).  So
- * rx_packets is the sum of those five and the rx_err_* counters.
+ * other way round, not UD, no group of that address on the device); a
+ * congestion notification (rx_cnp: counted, and dropped, as sroce does no
+ * congestion control).  So rx_packets is the sum of those six and the
+ * rx_err_* counters.
  *
  * The transport counters after SROCE_CNT_TX_PACKETS count events of the
  * RC engine.
@@ -35,6 +37,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_NOT_PEER,
 	SROCE_CNT_RX_MCAST,
 	SROCE_CNT_RX_DROP_MCAST,
+	SROCE_CNT_RX_CNP,
 	/* SROCE_CNT_RX_ERR + reason - 1 for reason != SROCE_RX_OK */
 	SROCE_CNT_RX_ERR,
 	SROCE_CNT_TX_PACKETS = SROCE_CNT_RX_ERR + SROCE_RX_REASON_NR - 1,

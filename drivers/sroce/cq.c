@@ -328,7 +328,11 @@ static bool sroce_cq_take_arm(struct sroce_cq *cq, bool event)
 	}
 }
 
-static void sroce_cq_report_overflow(struct sroce_cq *cq)
+/**
+ * sroce_cq_overflow_event() - report IB_EVENT_CQ_ERR
+ * @cq: a CQ whose sroce_cq_post() overflowed; no lock held
+ */
+void sroce_cq_overflow_event(struct sroce_cq *cq)
 {
 	struct ib_event ev = {
 		.device = cq->ibcq.device,
@@ -349,15 +353,15 @@ static void sroce_cq_report_overflow(struct sroce_cq *cq)
  * @solicited: the completion is for a solicited event (a received message
  *	with the SE bit)
  *
- * Any context.  When the ring is full the CQE is dropped, the CQ enters an
- * error state in which every later post fails, and IB_EVENT_CQ_ERR goes to
- * the CQ's event handler once; nothing in the ring is overwritten.  When
- * the CQ is armed for this CQE the arm is consumed and the caller must call
- * sroce_cq_signal() once, after it has dropped its own locks (the handler
- * of a kernel user may post work requests again).
+ * Any context.  When the ring is full the CQE is dropped and the CQ enters
+ * an error state in which every later post fails; nothing in the ring is
+ * overwritten.  When the CQ is armed for this CQE the arm is consumed and
+ * the caller must call sroce_cq_signal() once, after it has dropped its
+ * own locks (the handler of a kernel user may post work requests again);
+ * likewise sroce_cq_overflow_event() after the post that overflowed.
  *
- * Return: 1 if the caller must signal the CQ, 0 if not, or -EOVERFLOW when
- * the CQ is (or just became) in error.
+ * Return: 1 if the caller must signal the CQ, 0 if not, -EOVERFLOW when
+ * this post overflowed the CQ, -ENOSPC when the CQ was in error already.
  */
 int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		  bool solicited)
@@ -370,7 +374,7 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 	spin_lock_irqsave(&cq->lock, flags);
 	if (cq->error) {
 		spin_unlock_irqrestore(&cq->lock, flags);
-		return -EOVERFLOW;
+		return -ENOSPC;
 	}
 	/*
 	 * Acquire: the consumer has read the slots before cons.  A hostile
@@ -391,12 +395,7 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		notify = sroce_cq_take_arm(cq, event);
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
-
-	if (overflow) {
-		sroce_cq_report_overflow(cq);
-		return -EOVERFLOW;
-	}
-	return notify;
+	return overflow ? -EOVERFLOW : notify;
 }
 
 /**

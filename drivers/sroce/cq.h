@@ -50,5 +50,6 @@ int sroce_cq_req_notify(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		  bool solicited);
 void sroce_cq_signal(struct sroce_cq *cq);
+void sroce_cq_overflow_event(struct sroce_cq *cq);
 
 #endif /* SROCE_CQ_H */

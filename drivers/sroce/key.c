@@ -267,11 +267,78 @@ int sroce_key_invalidate(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
 	} else if (mr) {
 		spin_lock_irqsave(&sdev->key_lock, flags);
 		if (mr->fr && mr->fr_valid && mr->key == key && mr->pd == pd) {
+			write_lock(&mr->inval_lock);
 			mr->fr_valid = false;
+			write_unlock(&mr->inval_lock);
 			ret = 0;
 		}
 		spin_unlock_irqrestore(&sdev->key_lock, flags);
 	}
 	rcu_read_unlock();
 	return ret;
+}
+
+/*
+ * Does @key still reach @mr for this remote access?  @mr's inval_lock is
+ * held, so neither the region's registration nor a window on it changes.
+ */
+static int sroce_key_recheck(struct sroce_dev *sdev, u32 key,
+			     struct sroce_mr *mr, struct ib_pd *pd, u32 qpn,
+			     int access, u64 va, u64 len)
+{
+	struct sroce_mw *mw;
+	int ret;
+
+	rcu_read_lock();
+	mw = sroce_key_mw(sdev, key);
+	if (mw)
+		ret = sroce_mw_check(mw, key, mr, pd, qpn, access, va, len);
+	else if (sroce_key_mr(sdev, key) != mr || mr->key != key ||
+		 mr->dead || (mr->fr && !mr->fr_valid))
+		ret = -ENOENT;
+	else
+		ret = sroce_mr_check(mr, pd, access, va, len);
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * sroce_mr_remote_begin() - hold a region for one remote access by key
+ * @sdev: the device
+ * @rkey: the key of the request (a region's or a window's)
+ * @mr: the region the key reached when the request was accepted, with a
+ *	reference
+ * @pd: the PD of the QP the request arrived on
+ * @qpn: that QP
+ * @access: IB_ACCESS_REMOTE_READ, _WRITE or _ATOMIC
+ * @va: first address of this access
+ * @len: its bytes
+ *
+ * The key is checked again, under the region's inval_lock, which stays
+ * held until sroce_mr_remote_end(), whatever the check says: an
+ * invalidation, a deregistration or an unbind that returned has stopped
+ * every later access, and waits for the one under way.  Interrupts are
+ * off (the QP lock is held).
+ *
+ * Return: 0 (the access may go on), or a negative errno as the lookups
+ * give (the key no longer reaches the region, or not for this access).
+ */
+int sroce_mr_remote_begin(struct sroce_dev *sdev, u32 rkey,
+			  struct sroce_mr *mr, struct ib_pd *pd, u32 qpn,
+			  int access, u64 va, u64 len)
+	__acquires(&mr->inval_lock)
+{
+	read_lock(&mr->inval_lock);
+	return sroce_key_recheck(sdev, rkey, mr, pd, qpn, access, va, len);
+}
+
+/**
+ * sroce_mr_remote_end() - the remote access sroce_mr_remote_begin() checked
+ *	is done (or refused)
+ * @mr: the region
+ */
+void sroce_mr_remote_end(struct sroce_mr *mr)
+	__releases(&mr->inval_lock)
+{
+	read_unlock(&mr->inval_lock);
 }

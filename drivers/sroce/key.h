@@ -32,5 +32,10 @@ struct sroce_mr *sroce_mr_lookup_remote(struct sroce_dev *sdev, u32 rkey,
 					u64 va, u64 len);
 int sroce_key_invalidate(struct sroce_dev *sdev, u32 key, struct ib_pd *pd,
 			 u32 qpn);
+int sroce_mr_remote_begin(struct sroce_dev *sdev, u32 rkey,
+			  struct sroce_mr *mr, struct ib_pd *pd, u32 qpn,
+			  int access, u64 va, u64 len)
+	__acquires(&mr->inval_lock);
+void sroce_mr_remote_end(struct sroce_mr *mr) __releases(&mr->inval_lock);
 
 #endif /* SROCE_KEY_H */

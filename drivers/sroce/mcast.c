@@ -184,7 +184,7 @@ static struct sroce_mcg *sroce_mcg_create(struct sroce_dev *sdev,
 	int ret;
 
 	lockdep_assert_held(&sdev->mcast.lock);
-	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	g = kzalloc(sizeof(*g), GFP_KERNEL_ACCOUNT);
 	if (!g)
 		return ERR_PTR(-ENOMEM);
 	g->mgid = *mgid;
@@ -241,7 +241,7 @@ int sroce_mcast_attach(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
 
 	if (ibqp->qp_type != IB_QPT_UD || !sroce_mcast_addr(mgid->raw))
 		return -EINVAL;
-	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
 	if (!a)
 		return -ENOMEM;
 

@@ -99,6 +99,7 @@ static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 		return -ENOMEM;
 
 	kref_init(&mr->ref);
+	rwlock_init(&mr->inval_lock);
 	INIT_WORK(&mr->free_work, sroce_mr_free_work);
 	/* Reserve the key first: it must be set before publishing. */
 	ret = sroce_key_alloc(sdev, &mr->key);
@@ -136,7 +137,7 @@ struct ib_mr *sroce_mr_get_dma(struct ib_pd *ibpd, int access)
 	if (ret)
 		return ERR_PTR(ret);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->pd = ibpd;
@@ -165,7 +166,7 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr)
 
 	mr->npages = ib_umem_num_pages(mr->umem);
 	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
-				   GFP_KERNEL);
+				   GFP_KERNEL_ACCOUNT);
 	if (!mr->pages)
 		return -ENOMEM;
 	for_each_sgtable_page(sgt, &it, 0) {
@@ -209,7 +210,7 @@ struct ib_mr *sroce_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 	    check_add_overflow(start, length, &end))
 		return ERR_PTR(-EINVAL);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 
@@ -252,7 +253,8 @@ err_free_mr:
  * @ibmr: a region no QP operation needs any more
  * @udata: unused
  *
- * The key stops working at once.  The memory stays pinned until the last
+ * The key stops working at once: a remote access under way finishes
+ * first, none starts after.  The memory stays pinned until the last
  * data-path reference is gone (a QP holds one per fetched WQE naming the
  * region until the WQE retires or the QP is destroyed): never waiting
  * for that here, so a QP stuck on a peer that vanished cannot hang the
@@ -274,10 +276,13 @@ int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 			  mr->num_mw, ibmr->lkey);
 		return -EBUSY;
 	}
+	/* After the accesses under way: no later one passes its check. */
+	write_lock(&mr->inval_lock);
 	mr->dead = true;
+	sroce_key_erase(sdev, mr->key);
+	write_unlock(&mr->inval_lock);
 	spin_unlock_irqrestore(&sdev->key_lock, flags);
 
-	sroce_key_erase(sdev, mr->key);
 	sroce_mr_put(mr);
 	return 0;
 }
@@ -423,7 +428,7 @@ struct ib_mr *sroce_mr_alloc(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (type != IB_MR_TYPE_MEM_REG || !max_num_sg ||
 	    max_num_sg > SROCE_MAX_FR_PAGES)
 		return ERR_PTR(-EINVAL);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->fr = true;
@@ -518,6 +523,7 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 	    offset_in_page(mr->ibmr.iova) + mr->ibmr.length >
 	    (u64)mr->fr_nmap * psize)
 		goto out_unlock;
+	write_lock(&mr->inval_lock);
 	memcpy(mr->fr_pages, mr->fr_map, mr->fr_nmap * sizeof(u64));
 	mr->fr_npages = mr->fr_nmap;
 	mr->fr_page_size = psize;
@@ -526,6 +532,7 @@ int sroce_mr_fast_reg(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,
 	mr->access = access;
 	WRITE_ONCE(mr->key, key);
 	mr->fr_valid = true;
+	write_unlock(&mr->inval_lock);
 	ret = 0;
 out_unlock:
 	spin_unlock_irqrestore(&sdev->key_lock, flags);

@@ -8,6 +8,7 @@
 #include <linux/workqueue.h>
 #include <linux/kref.h>
 #include <linux/rcupdate.h>
+#include <linux/rwlock.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
@@ -20,6 +21,13 @@ struct sk_buff;
  * @ibmr: the core MR; must stay first
  * @ref: references of data-path users (sroce_mr_lookup_*() takes one,
  *	sroce_mr_put() drops it) plus one of the registration
+ * @inval_lock: held for reading across each remote access through a key
+ *	(a packet's copy, an atomic: sroce_mr_remote_begin()), for writing
+ *	by every change of what keys reach the region: deregistration, a
+ *	fast registration and its invalidation, the binding and unbinding of
+ *	windows onto it.  Once such a change is made, not one more byte of
+ *	the region moves from or to the wire under the key it ended.
+ *	Innermost lock; writers hold the device's key_lock too
  * @free_work: frees the region (sroce_wq) once @ref drops to zero, which
  *	may be after its deregistration
  * @rcu: frees the object after a grace period: lookups read it under RCU
@@ -55,6 +63,7 @@ struct sk_buff;
 struct sroce_mr {
 	struct ib_mr ibmr;
 	struct kref ref;
+	rwlock_t inval_lock; /* see @inval_lock above */
 	struct work_struct free_work;
 	struct rcu_head rcu;
 	struct ib_pd *pd;

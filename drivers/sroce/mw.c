@@ -66,17 +66,34 @@ int sroce_mw_alloc(struct ib_mw *ibmw, struct ib_udata *udata)
 	return 0;
 }
 
-/* Drop the window's region; key_lock held. */
-static void sroce_mw_unbind(struct sroce_mw *mw)
+/* No binding: the window reaches nothing. */
+static void sroce_mw_clear(struct sroce_mw *mw)
 {
-	lockdep_assert_held(&to_sdev(mw->ibmw.device)->key_lock);
-	if (mw->mr) {
-		mw->mr->num_mw--;
-		sroce_mr_put(mw->mr);
-	}
 	mw->mr = NULL;
 	mw->length = 0;
 	mw->access = 0;
+	mw->bound = false;
+}
+
+/*
+ * Drop the window's region; key_lock held.  Under the region's inval_lock:
+ * a remote access through the window under way finishes first, none
+ * starts after (sroce_mr_remote_begin()).
+ */
+static void sroce_mw_unbind(struct sroce_mw *mw)
+{
+	struct sroce_mr *mr = mw->mr;
+
+	lockdep_assert_held(&to_sdev(mw->ibmw.device)->key_lock);
+	if (!mr) {
+		sroce_mw_clear(mw);
+		return;
+	}
+	write_lock(&mr->inval_lock);
+	sroce_mw_clear(mw);
+	write_unlock(&mr->inval_lock);
+	mr->num_mw--;
+	sroce_mr_put(mr);
 }
 
 /**
@@ -98,7 +115,6 @@ int sroce_mw_dealloc(struct ib_mw *ibmw)
 	synchronize_rcu();
 	spin_lock_irqsave(&sdev->key_lock, flags);
 	sroce_mw_unbind(mw);
-	mw->bound = false;
 	spin_unlock_irqrestore(&sdev->key_lock, flags);
 	atomic_dec(&sdev->mw_count);
 	return 0;
@@ -117,12 +133,24 @@ static int sroce_mw_check_bind(struct sroce_qp *qp, struct sroce_mw *mw,
 	return 0;
 }
 
+/* The binding of @b, onto @mr (NULL: a type 1 window over nothing). */
+static void sroce_mw_set(struct sroce_mw *mw, const struct sroce_wqe_bind *b,
+			 const struct sroce_qp *qp, struct sroce_mr *mr)
+{
+	mw->mr = mr;
+	mw->ibmw.rkey = b->rkey;
+	mw->qpn = qp->ibqp.qp_num;
+	mw->addr = b->addr;
+	mw->length = b->length;
+	mw->access = (int)b->access;
+	mw->bound = true;
+}
+
 /**
  * sroce_mw_bind() - execute a BIND_MW work request
  * @qp: the QP posting it, lock held
- * @w: the WQE: rkey the window's new key, imm the region's lkey,
- *	remote_addr/compare_add the window's start and length, swap its
- *	IB_ACCESS_REMOTE_* rights
+ * @w: the WQE; its op.bind holds the window's new rkey, the region's lkey,
+ *	the window's start and length and its IB_ACCESS_REMOTE_* rights
  *
  * Return: 0, or -EINVAL when any check of the top fails (nothing changes).
  */
@@ -167,16 +195,15 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 	if (!ret) {
 		sroce_mw_unbind(mw);
 		/* The region's reference from the lookup is the window's. */
-		if (mr)
+		if (mr) {
 			mr->num_mw++;
-		mw->mr = mr;
-		mr = NULL;
-		mw->ibmw.rkey = b->rkey;
-		mw->qpn = qp->ibqp.qp_num;
-		mw->addr = addr;
-		mw->length = len;
-		mw->access = access;
-		mw->bound = true;
+			write_lock(&mr->inval_lock);
+			sroce_mw_set(mw, b, qp, mr);
+			write_unlock(&mr->inval_lock);
+			mr = NULL;
+		} else {
+			sroce_mw_set(mw, b, qp, NULL);
+		}
 	}
 	spin_unlock_irqrestore(&sdev->key_lock, flags);
 	rcu_read_unlock();
@@ -208,11 +235,47 @@ int sroce_mw_invalidate(struct sroce_mw *mw, u32 rkey, struct ib_pd *pd,
 	if (mw->ibmw.rkey == rkey && mw->ibmw.type == IB_MW_TYPE_2 &&
 	    mw->bound && mw->ibmw.pd == pd && mw->qpn == qpn) {
 		sroce_mw_unbind(mw);
-		mw->bound = false;
 		ret = 0;
 	}
 	spin_unlock_irqrestore(&sdev->key_lock, flags);
 	return ret;
+}
+
+/**
+ * sroce_mw_check() - the checks of a remote access through a window
+ * @mw: the window the rkey's index names; RCU read side held
+ * @rkey: the full rkey
+ * @mr: the region the access expects the window in, or NULL for any
+ * @pd: the PD of the QP the request arrived on
+ * @qpn: that QP
+ * @access: IB_ACCESS_REMOTE_* rights needed
+ * @va: first address accessed
+ * @len: bytes
+ *
+ * The caller holds the device's key_lock, or the inval_lock of @mr (the
+ * window cannot change on it then).
+ *
+ * Return: 0 (the access lies inside the window and so inside its region),
+ * -ENOENT (another key, not bound, bound to another region), -EACCES
+ * (another PD or QP, a right not granted), -ERANGE (outside the window).
+ */
+int sroce_mw_check(const struct sroce_mw *mw, u32 rkey,
+		   const struct sroce_mr *mr, struct ib_pd *pd, u32 qpn,
+		   int access, u64 va, u64 len)
+{
+	u64 end;
+
+	if (mw->ibmw.rkey != rkey || !mw->bound || !mw->mr ||
+	    (mr && mw->mr != mr))
+		return -ENOENT;
+	if (mw->ibmw.pd != pd ||
+	    (mw->ibmw.type == IB_MW_TYPE_2 && mw->qpn != qpn) ||
+	    (access & mw->access) != access)
+		return -EACCES;
+	if (va < mw->addr || check_add_overflow(va, len, &end) ||
+	    end > mw->addr + mw->length)
+		return -ERANGE;
+	return 0;
 }
 
 /**
@@ -226,8 +289,7 @@ int sroce_mw_invalidate(struct sroce_mw *mw, u32 rkey, struct ib_pd *pd,
  * @len: bytes
  *
  * Return: the region the window lies in, with a reference (the access lies
- * inside it), or ERR_PTR(): -ENOENT (another key, not bound), -EACCES
- * (another PD or QP, a right not granted), -ERANGE (outside the window).
+ * inside it), or ERR_PTR() of sroce_mw_check()'s error.
  */
 struct sroce_mr *sroce_mw_resolve(struct sroce_mw *mw, u32 rkey,
 				  struct ib_pd *pd, u32 qpn, int access, u64 va,
@@ -236,21 +298,12 @@ struct sroce_mr *sroce_mw_resolve(struct sroce_mw *mw, u32 rkey,
 	struct sroce_dev *sdev = to_sdev(mw->ibmw.device);
 	struct sroce_mr *mr;
 	unsigned long flags;
-	u64 end;
+	int ret;
 
 	spin_lock_irqsave(&sdev->key_lock, flags);
-	if (mw->ibmw.rkey != rkey || !mw->bound || !mw->mr)
-		mr = ERR_PTR(-ENOENT);
-	else if (mw->ibmw.pd != pd ||
-		 (mw->ibmw.type == IB_MW_TYPE_2 && mw->qpn != qpn) ||
-		 (access & mw->access) != access)
-		mr = ERR_PTR(-EACCES);
-	else if (va < mw->addr || check_add_overflow(va, len, &end) ||
-		 end > mw->addr + mw->length)
-		mr = ERR_PTR(-ERANGE);
-	else
-		mr = mw->mr;
-	if (!IS_ERR(mr))
+	ret = sroce_mw_check(mw, rkey, NULL, pd, qpn, access, va, len);
+	mr = ret ? ERR_PTR(ret) : mw->mr;
+	if (!ret)
 		kref_get(&mr->ref);
 	spin_unlock_irqrestore(&sdev->key_lock, flags);
 	return mr;

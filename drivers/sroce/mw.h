@@ -29,8 +29,9 @@ struct sroce_swqe;
  * @access: IB_ACCESS_REMOTE_* rights the window grants
  *
  * Everything but @ibmw's constant fields is guarded by the device's
- * key_lock.  The object is in the device's key table (tagged, see mr.c)
- * from alloc_mw to dealloc_mw.
+ * key_lock, and, while the window is bound, by its region's inval_lock
+ * too (written under both, read under either).  The object is in the
+ * device's key table (tagged, see key.c) from alloc_mw to dealloc_mw.
  */
 struct sroce_mw {
 	struct ib_mw ibmw;
@@ -52,6 +53,9 @@ int sroce_mw_dealloc(struct ib_mw *ibmw);
 int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w);
 int sroce_mw_invalidate(struct sroce_mw *mw, u32 rkey, struct ib_pd *pd,
 			u32 qpn);
+int sroce_mw_check(const struct sroce_mw *mw, u32 rkey,
+		   const struct sroce_mr *mr, struct ib_pd *pd, u32 qpn,
+		   int access, u64 va, u64 len);
 struct sroce_mr *sroce_mw_resolve(struct sroce_mw *mw, u32 rkey,
 				  struct ib_pd *pd, u32 qpn, int access, u64 va,
 				  u64 len);

@@ -151,7 +151,7 @@ static int sroce_qp_alloc_queues(struct sroce_qp *qp,
 					      cap->max_send_sge),
 				  offsetof(struct sroce_swqe, sge) +
 				  cap->max_inline_data), 8);
-	qp->swqe = kvcalloc(sq_entries, qp->swqe_size, GFP_KERNEL);
+	qp->swqe = kvcalloc(sq_entries, qp->swqe_size, GFP_KERNEL_ACCOUNT);
 	if (!qp->swqe) {
 		ret = -ENOMEM;
 		goto err_destroy_rq;
@@ -167,6 +167,9 @@ err_destroy_sq:
 
 static void sroce_qp_free_queues(struct sroce_qp *qp)
 {
+	kvfree(qp->resp.res);
+	qp->resp.res = NULL;
+	qp->resp.res_size = 0;
 	kvfree(qp->swqe);
 	qp->swqe = NULL;
 	sroce_queue_destroy(&qp->rq);
@@ -224,6 +227,7 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	init_completion(&qp->released);
 	sroce_timers_init(qp);
 	INIT_WORK(&qp->req_work, sroce_req_work);
+	INIT_DELAYED_WORK(&qp->req_retry, sroce_req_retry);
 	INIT_WORK(&qp->resp_work, sroce_resp_work);
 	INIT_LIST_HEAD(&qp->mcast);
 
@@ -294,6 +298,15 @@ void sroce_qp_put(struct sroce_qp *qp)
 		complete(&qp->released);
 }
 
+/* Add @cq to a pair of CQs to report, once. */
+static void sroce_nfy_add_cq(struct sroce_cq **pair, struct sroce_cq *cq)
+{
+	if (!pair[0])
+		pair[0] = cq;
+	else if (pair[0] != cq)
+		pair[1] = cq;
+}
+
 /**
  * sroce_qp_complete() - post a completion of a QP
  * @qp: the QP, lock held
@@ -302,36 +315,63 @@ void sroce_qp_put(struct sroce_qp *qp)
  * @solicited: a solicited event
  * @nfy: collects the CQ to signal once the lock is dropped
  *
- * A CQ that overflowed takes nothing more: the core was told
- * (IB_EVENT_CQ_ERR) and the QP goes on; its user must recreate both.
+ * A CQ that overflows takes nothing more (IB_EVENT_CQ_ERR is reported
+ * once); a QP whose completion it cannot take enters the error state
+ * (IB_EVENT_QP_FATAL), as IBTA 11.4.2.1 has it: no completion is lost
+ * while the QP goes on.  Both are reported once the lock is dropped.
  */
 void sroce_qp_complete(struct sroce_qp *qp, struct sroce_cq *cq,
 		       const struct sroce_cqe *cqe, bool solicited,
 		       struct sroce_nfy *nfy)
 {
 	struct sroce_cqe c = *cqe;
+	int ret;
 
 	lockdep_assert_held(&qp->lock);
 	c.qp_num = qp->ibqp.qp_num;
 	c.port_num = SROCE_PORT;
-	if (sroce_cq_post(cq, &c, solicited) > 0) {
-		if (nfy->cq[0] != cq && !nfy->cq[0])
-			nfy->cq[0] = cq;
-		else if (nfy->cq[0] != cq)
-			nfy->cq[1] = cq;
+	ret = sroce_cq_post(cq, &c, solicited);
+	if (ret > 0)
+		sroce_nfy_add_cq(nfy->cq, cq);
+	if (ret == -EOVERFLOW)
+		sroce_nfy_add_cq(nfy->cq_err, cq);
+	if (ret < 0 && qp->state != IB_QPS_ERR) {
+		nfy->qp_fatal = qp;
+		sroce_qp_error(qp, nfy);
 	}
 }
 
+/* IB_EVENT_QP_FATAL: the QP entered the error state on its own */
+static void sroce_qp_fatal_event(struct sroce_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
 /**
- * sroce_qp_notify() - signal the CQs collected under the QP lock
- * @nfy: what sroce_qp_complete() collected; the QP lock is not held
+ * sroce_qp_notify() - signal the CQs and report the events collected
+ *	under the QP lock
+ * @nfy: what sroce_qp_complete() and the engine collected; the QP lock
+ *	is not held
  */
 void sroce_qp_notify(struct sroce_nfy *nfy)
 {
-	if (nfy->cq[0])
-		sroce_cq_signal(nfy->cq[0]);
-	if (nfy->cq[1] && nfy->cq[1] != nfy->cq[0])
-		sroce_cq_signal(nfy->cq[1]);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(nfy->cq); i++) {
+		if (nfy->cq_err[i])
+			sroce_cq_overflow_event(nfy->cq_err[i]);
+		if (nfy->cq[i])
+			sroce_cq_signal(nfy->cq[i]);
+	}
+	if (nfy->qp_fatal)
+		sroce_qp_fatal_event(nfy->qp_fatal);
 	if (nfy->srq_limit)
 		sroce_srq_limit_event(nfy->srq_limit);
 	if (nfy->last_wqe)
@@ -535,12 +575,14 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
  *
  * Return: 0, -EINVAL for a transition, attribute or value refused,
  * -EOPNOTSUPP for attributes sroce does not implement (alternate paths,
- * resizing, rate limits).
+ * resizing, rate limits), -ENOMEM without memory for the responder
+ * resources of a new max_dest_rd_atomic.
  */
 int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_res *ring = NULL;
 	struct sroce_nfy nfy = {};
 	enum ib_qp_state cur, next;
 	unsigned long flags;
@@ -550,6 +592,13 @@ int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
+	/* Out of range: sroce_qp_check_modify() refuses it below. */
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic <= SROCE_MAX_RD_ATOMIC) {
+		ring = sroce_resp_res_alloc(qp, attr->max_dest_rd_atomic);
+		if (IS_ERR(ring))
+			return PTR_ERR(ring);
+	}
 
 	spin_lock_irqsave(&qp->lock, flags);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
@@ -564,6 +613,7 @@ int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out_unlock;
 
 	sroce_qp_apply(qp, attr, mask);
+	ring = sroce_resp_res_install(qp, ring);
 	if (mask & IB_QP_STATE) {
 		switch (next) {
 		case IB_QPS_RESET:
@@ -585,6 +635,7 @@ int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 out_unlock:
 	spin_unlock_irqrestore(&qp->lock, flags);
+	kvfree(ring);
 	sroce_qp_notify(&nfy);
 	if (kick)
 		sroce_req_kick(qp);
@@ -658,6 +709,8 @@ int sroce_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);
 	sroce_timers_shutdown(qp);
+	/* The retry kicks the work item: first. */
+	cancel_delayed_work_sync(&qp->req_retry);
 	cancel_work_sync(&qp->req_work);
 	cancel_work_sync(&qp->resp_work);
 	/* A requester run in progress (a kernel post) is the caller's bug. */

@@ -7,6 +7,7 @@
 #define SROCE_QP_H
 
 #include <linux/completion.h>
+#include <linux/log2.h>
 #include <linux/refcount.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
@@ -31,7 +32,11 @@ struct sroce_srq;
 #define SROCE_MAX_QP_WR		0x4000
 #define SROCE_MAX_SGE		32
 #define SROCE_MAX_INLINE	512
-#define SROCE_MAX_RD_ATOMIC	16
+/*
+ * READ and atomic requests in flight per QP, as initiator and as
+ * responder: rdma_rxe's figure, which perftest hands sroce's QPs.
+ */
+#define SROCE_MAX_RD_ATOMIC	128
 /* The largest message: IBTA's 2^31 bytes. */
 #define SROCE_MAX_MSG_SIZE	BIT(31)
 
@@ -182,11 +187,17 @@ struct sroce_res {
 };
 
 /*
- * Responder resources kept: answered ones stay for duplicates.  Twice the
- * most a requester may have outstanding: a go-back answers each of those
- * again, and their answers before must stay findable meanwhile.
+ * Responder resources kept: answered ones stay for duplicates.  At least
+ * twice the most a requester may have outstanding (max_dest_rd_atomic): a
+ * go-back answers each of those again, and their answers before must stay
+ * findable meanwhile.  A power of two, allocated when max_dest_rd_atomic
+ * is set (sroce_resp_res_resize()).
  */
-#define SROCE_RES_RING		(2 * SROCE_MAX_RD_ATOMIC)
+static inline u32 sroce_res_ring_size(u32 max_dest_rd_atomic)
+{
+	return max_dest_rd_atomic ?
+		roundup_pow_of_two(2 * max_dest_rd_atomic) : 0;
+}
 
 /* An ACK or NAK the responder has decided to send. */
 struct sroce_resp_ack {
@@ -260,13 +271,16 @@ struct sroce_comp {
  * @recv_off: bytes of the current message written to @rwqe
  * @in_write: the responder is inside an RDMA WRITE message
  * @wr_mr: the region the current RDMA WRITE writes (NULL if zero-length)
+ * @wr_rkey: the key of its RETH, checked again for every packet
  * @wr_va: its address from the RETH
  * @wr_len: its length from the RETH
  * @wr_off: bytes of it written so far
  * @epsn: the expected PSN
  * @msn: the message sequence number
  * @nak_sent: a sequence NAK for @epsn was sent (one per gap)
- * @res: the responder resources, a ring by free-running index
+ * @res: the responder resources, a ring by free-running index (NULL
+ *	while max_dest_rd_atomic was never set above 0)
+ * @res_size: its entries, sroce_res_ring_size() of max_dest_rd_atomic
  * @res_head: index of the next resource to fill
  * @res_tail: index of the oldest resource whose responses are not all
  *	sent (@res_head when all are)
@@ -279,13 +293,15 @@ struct sroce_resp {
 	u32 recv_off;
 	bool in_write;
 	struct sroce_mr *wr_mr;
+	u32 wr_rkey;
 	u64 wr_va;
 	u32 wr_len;
 	u32 wr_off;
 	u32 epsn;
 	u32 msn;
 	bool nak_sent;
-	struct sroce_res res[SROCE_RES_RING];
+	struct sroce_res *res;
+	u32 res_size;
 	u32 res_head;
 	u32 res_tail;
 	struct sroce_resp_ack ack;
@@ -315,7 +331,10 @@ struct sroce_resp {
  * @comp: the completer's state
  * @timers: the requester's timers (timers.c)
  * @req_work: runs the requester in process context (from timers and
- *	kernel posts made with interrupts off)
+ *	kernel posts made with interrupts off, and when a run used up its
+ *	budget)
+ * @req_retry: runs the requester again a jiffy later, when it found no
+ *	memory for a packet
  * @resp: the responder's state
  * @resp_work: sends the rest of long READ responses in process context
  * @attr: the attributes modify_qp set (state, PSNs, path, limits...), as
@@ -347,6 +366,7 @@ struct sroce_qp {
 	struct sroce_comp comp;
 	struct sroce_timers timers;
 	struct work_struct req_work;
+	struct delayed_work req_retry;
 
 	struct sroce_resp resp;
 	struct work_struct resp_work;
@@ -368,6 +388,13 @@ static inline struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
 {
 	return qp->swqe + (size_t)(index & (qp->sq.num_entries - 1)) *
 			  qp->swqe_size;
+}
+
+/* The responder resource of free-running index @index; lock held. */
+static inline struct sroce_res *sroce_resp_res_at(struct sroce_qp *qp,
+						  u32 index)
+{
+	return &qp->resp.res[index & (qp->resp.res_size - 1)];
 }
 
 /* A reliable QP: its packets are acknowledged and sent again. */
@@ -418,8 +445,10 @@ static inline struct sroce_cq *sroce_qp_recv_cq(struct sroce_qp *qp)
  */
 struct sroce_nfy {
 	struct sroce_cq *cq[2];
+	struct sroce_cq *cq_err[2];	/* IB_EVENT_CQ_ERR: it overflowed */
 	struct sroce_srq *srq_limit;	/* IB_EVENT_SRQ_LIMIT_REACHED */
 	struct sroce_qp *last_wqe;	/* IB_EVENT_QP_LAST_WQE_REACHED */
+	struct sroce_qp *qp_fatal;	/* IB_EVENT_QP_FATAL */
 };
 
 /* qp.c: verbs; post.c: kernel post verbs */
@@ -463,6 +492,7 @@ int sroce_sge_scatter_skb(const struct sroce_sge_ref *sge, u32 num_sge,
 /* task.c: where the engines run */
 void sroce_req_kick(struct sroce_qp *qp);
 void sroce_req_work(struct work_struct *work);
+void sroce_req_retry(struct work_struct *work);
 void sroce_resp_kick(struct sroce_qp *qp);
 void sroce_resp_work(struct work_struct *work);
 
@@ -491,5 +521,10 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
 void sroce_resp_reset(struct sroce_qp *qp);
 bool sroce_resp_run(struct sroce_qp *qp);
+
+/* rdatomic.c */
+struct sroce_res *sroce_resp_res_alloc(struct sroce_qp *qp, u32 max_dest);
+struct sroce_res *sroce_resp_res_install(struct sroce_qp *qp,
+					 struct sroce_res *ring);
 
 #endif /* SROCE_QP_H */

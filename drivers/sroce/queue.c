@@ -2,7 +2,8 @@
 /*
  * queue.c - rings in kernel memory, shared with user space by mmap().
  *
- * A ring is one vmalloc_user() buffer (zeroed, page-aligned, mappable):
+ * A ring is one vmalloc buffer (zeroed, page-aligned, charged to the memory
+ * cgroup of the process that creates it):
  * header lines for the producer index, the consumer index and the
  * notification word, then the entries (queue.h).  For a user context the
  * buffer is published as an rdma_user_mmap_entry; the create response hands
@@ -13,7 +14,7 @@
  * Lifetime of a user ring: sroce_queue_destroy() removes the entry (no new
  * mmap() can find it); the core calls sroce_queue_mmap_free() once no
  * mmap() of it is in progress any more, and that frees the buffer.  A user
- * mapping made before keeps its pages: remap_vmalloc_range() took a page
+ * mapping made before keeps its pages: vm_insert_page() took a page
  * reference for each, dropped at munmap() (or exit).
  */
 #include <linux/log2.h>
@@ -56,7 +57,7 @@ int sroce_queue_init(struct sroce_queue *q, struct ib_udata *udata,
 		return -EINVAL;
 
 	memset(q, 0, sizeof(*q));
-	q->buf = vmalloc_user(bytes);
+	q->buf = __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!q->buf)
 		return -ENOMEM;
 	q->size = bytes;
@@ -69,7 +70,7 @@ int sroce_queue_init(struct sroce_queue *q, struct ib_udata *udata,
 	if (!suctx)
 		return 0;
 
-	q->mmap = kzalloc(sizeof(*q->mmap), GFP_KERNEL);
+	q->mmap = kzalloc(sizeof(*q->mmap), GFP_KERNEL_ACCOUNT);
 	if (!q->mmap) {
 		ret = -ENOMEM;
 		goto err_free_buf;
@@ -138,13 +139,14 @@ void sroce_queue_get_info(const struct sroce_queue *q,
  * can never be made so.
  *
  * Return: 0, -EINVAL for an unknown offset, a wrong length or a private
- * mapping, -EPERM for an executable one, or remap_vmalloc_range()'s error.
+ * mapping, -EPERM for an executable one, or vm_insert_page()'s error.
  */
 int sroce_queue_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma;
 	struct sroce_mmap_entry *entry;
-	int ret;
+	unsigned long off;
+	int ret = 0;
 
 	if (vma->vm_flags & VM_EXEC) {
 		ibdev_dbg(ibuc->device, "mmap: executable mapping refused\n");
@@ -166,7 +168,12 @@ int sroce_queue_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	entry = container_of(rdma, struct sroce_mmap_entry, rdma);
 
 	vma->vm_flags &= ~VM_MAYEXEC;
-	ret = remap_vmalloc_range(vma, entry->buf, 0);
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	/* Page by page: the buffer is vmalloc memory of the right length. */
+	for (off = 0; off < vma->vm_end - vma->vm_start && !ret;
+	     off += PAGE_SIZE)
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(entry->buf + off));
 	rdma_user_mmap_entry_put(rdma);
 	return ret;
 }

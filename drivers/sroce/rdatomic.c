@@ -12,10 +12,69 @@
  * A new READ or atomic takes a resource only while fewer than
  * max_dest_rd_atomic wait for their responses.  Under the QP lock, in
  * softirq (the receive path, resp.c).
+ *
+ * The ring is allocated when modify_qp sets max_dest_rd_atomic, and grows
+ * (never shrinks) when it is set higher: a QP that never answers a READ
+ * or atomic holds none, one that takes rdma_rxe's 128 holds 256 entries.
  */
+#include <linux/slab.h>
+
 #include "sroce.h"
 #include "resp.h"
 #include "proto/sroce_proto.h"
+
+/**
+ * sroce_resp_res_alloc() - a responder resource ring for a new
+ *	max_dest_rd_atomic, before modify_qp takes the QP lock
+ * @qp: the QP
+ * @max_dest: the max_dest_rd_atomic asked for (checked against
+ *	SROCE_MAX_RD_ATOMIC by the caller)
+ *
+ * Return: a zeroed ring of sroce_res_ring_size(@max_dest) entries for
+ * sroce_resp_res_install(), NULL when the QP's ring is large enough
+ * already, or ERR_PTR(-ENOMEM).
+ */
+struct sroce_res *sroce_resp_res_alloc(struct sroce_qp *qp, u32 max_dest)
+{
+	u32 size = sroce_res_ring_size(max_dest);
+	struct sroce_res *ring;
+
+	if (size <= READ_ONCE(qp->resp.res_size))
+		return NULL;
+	ring = kvcalloc(size, sizeof(*ring), GFP_KERNEL_ACCOUNT);
+	return ring ?: ERR_PTR(-ENOMEM);
+}
+
+/**
+ * sroce_resp_res_install() - make @ring, from sroce_resp_res_alloc() for
+ *	the max_dest_rd_atomic just applied, the QP's responder resources
+ * @qp: the QP, lock held
+ * @ring: the new ring, or NULL
+ *
+ * The resources recorded move to the same free-running indices of the
+ * new ring, their region references with them.  A concurrent modify_qp
+ * may have installed a ring as large already: then @ring is not used.
+ *
+ * Return: the ring to kvfree() once the lock is dropped (the old one, or
+ * @ring when unused), or NULL.
+ */
+struct sroce_res *sroce_resp_res_install(struct sroce_qp *qp,
+					 struct sroce_res *ring)
+{
+	struct sroce_resp *rs = &qp->resp;
+	u32 size = sroce_res_ring_size(qp->attr.max_dest_rd_atomic);
+	struct sroce_res *old = rs->res;
+	u32 i;
+
+	lockdep_assert_held(&qp->lock);
+	if (!ring || size <= rs->res_size)
+		return ring;
+	for (i = rs->res_head - rs->res_size; i != rs->res_head; i++)
+		ring[i & (size - 1)] = old[i & (rs->res_size - 1)];
+	rs->res = ring;
+	WRITE_ONCE(rs->res_size, size);
+	return old;
+}
 
 /* Responses not all sent. */
 static u32 sroce_resp_res_pending(const struct sroce_qp *qp)
@@ -24,17 +83,15 @@ static u32 sroce_resp_res_pending(const struct sroce_qp *qp)
 }
 
 /*
- * The next resource, for a request at @psn; NULL when every one waits for
- * its responses.  The oldest answered one makes room.
+ * The next resource, for a request at @psn that sroce_resp_res_granted()
+ * let in (so a slot is free): the oldest answered one makes room.
  */
 static struct sroce_res *sroce_resp_res_new(struct sroce_qp *qp, u8 type,
 					    u32 psn, u32 msn)
 {
 	struct sroce_res *r;
 
-	if (sroce_resp_res_pending(qp) >= SROCE_RES_RING)
-		return NULL;
-	r = &qp->resp.res[qp->resp.res_head++ % SROCE_RES_RING];
+	r = sroce_resp_res_at(qp, qp->resp.res_head++);
 	memset(r, 0, sizeof(*r));
 	r->type = type;
 	r->first_psn = psn;
@@ -45,17 +102,16 @@ static struct sroce_res *sroce_resp_res_new(struct sroce_qp *qp, u8 type,
 }
 
 /*
- * May a new READ or atomic take a resource: max_dest_rd_atomic bounds
- * those waiting for their responses.
+ * May a READ or atomic take a resource: max_dest_rd_atomic bounds those
+ * waiting for their responses, answers again to duplicates included (a
+ * requester has no more outstanding than that, so it never needs more).
+ * The ring holds twice as many: the answered ones of the requester's
+ * outstanding requests stay findable meanwhile, and a resource granted
+ * always finds a slot.
  */
 static bool sroce_resp_res_granted(struct sroce_qp *qp)
 {
-	u32 i, n = 0;
-
-	/* Answers again to duplicates are not new requests. */
-	for (i = qp->resp.res_tail; i != qp->resp.res_head; i++)
-		n += !qp->resp.res[i % SROCE_RES_RING].replay;
-	if (n < qp->attr.max_dest_rd_atomic)
+	if (sroce_resp_res_pending(qp) < qp->attr.max_dest_rd_atomic)
 		return true;
 	ibdev_dbg(qp->ibqp.device,
 		  "QP %u: READ/atomic beyond max_dest_rd_atomic %u\n",
@@ -106,8 +162,8 @@ void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	struct sroce_hdrs h;
 	struct sroce_mr *mr;
 	struct sroce_res *r;
-	u64 orig;
-	int err;
+	int err, ret = 0;
+	u64 orig = 0;
 
 	lockdep_assert_held(&qp->lock);
 	sroce_pkt_hdrs(pkt, &h);
@@ -121,10 +177,21 @@ void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		sroce_resp_refused(qp, err, pkt, nfy);
 		return;
 	}
-	err = sroce_mr_atomic(mr, h.atmeth.va,
-			      pkt->bth.opcode == SROCE_OP_RC_CMP_SWAP,
-			      h.atmeth.swap_add, h.atmeth.compare, &orig);
+	err = sroce_mr_remote_begin(qp->sdev, h.atmeth.rkey, mr, qp->ibqp.pd,
+				    qp->ibqp.qp_num, IB_ACCESS_REMOTE_ATOMIC,
+				    h.atmeth.va, sizeof(u64));
+	if (!err)
+		ret = sroce_mr_atomic(mr, h.atmeth.va,
+				      pkt->bth.opcode == SROCE_OP_RC_CMP_SWAP,
+				      h.atmeth.swap_add, h.atmeth.compare,
+				      &orig);
+	sroce_mr_remote_end(mr);
 	sroce_mr_put(mr);
+	if (err) {
+		sroce_resp_refused(qp, err, pkt, nfy);
+		return;
+	}
+	err = ret;
 	if (err) {
 		sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, IB_WC_REM_OP_ERR, pkt,
 				nfy);
@@ -148,89 +215,63 @@ static bool sroce_resp_res_covers(const struct sroce_res *r, u32 psn)
 
 /*
  * A duplicate READ or atomic: answer it again from the resource that
- * answered it, unless that one is still being answered.  A READ whose
- * resource was reused is read again; an atomic's is kept long enough
- * (SROCE_RES_RING) for the requester's outstanding ones.  Lock held.
+ * answered it, unless that one is still being answered (then its stream
+ * goes back to the PSN asked for).  A duplicate that no resource answered,
+ * or one beyond max_dest_rd_atomic answers at once, is dropped: the
+ * requester asks again.  Lock held.
  */
 void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
-	u32 psn = pkt->bth.psn, i, npkts, last;
 	bool read = pkt->info->flags & SROCE_OPF_READ;
 	const struct sroce_res *old = NULL;
 	struct sroce_mr *mr = NULL;
+	u32 psn = pkt->bth.psn, i, off, msn, last;
 	struct sroce_res *r;
 	struct sroce_hdrs h;
-	u32 msn = qp->resp.msn;
-	u64 orig = 0;
+	u64 orig;
+	u8 type;
 
 	lockdep_assert_held(&qp->lock);
-	/*
-	 * A READ whose responses are still going out (first answer or a
-	 * replay) goes back to the PSN asked for: one stream of responses
-	 * per READ, however often the requester asks.  Its RETH must ask
-	 * for the rest of that READ.
-	 */
-	if (read) {
-		sroce_pkt_hdrs(pkt, &h);
-		for (i = qp->resp.res_tail; i != qp->resp.res_head; i++) {
-			struct sroce_res *c = &qp->resp.res[i % SROCE_RES_RING];
-			u32 off;
-
-			if (c->type != SROCE_RES_READ ||
-			    !sroce_resp_res_covers(c, psn))
-				continue;
-			off = sroce_psn_outstanding(psn, c->first_psn) *
-			      qp->pmtu;
-			if (h.reth.va != c->va + off ||
-			    h.reth.len != c->len - off ||
-			    h.reth.rkey != c->rkey)
-				return;
-			if (sroce_psn_before(psn, c->cur_psn))
-				c->cur_psn = psn;
-			return;
-		}
-	}
-
-	for (i = 0; i < SROCE_RES_RING; i++) {
-		const struct sroce_res *c = &qp->resp.res[i];
-
-		if (c->type != (read ? SROCE_RES_READ : SROCE_RES_ATOMIC) ||
-		    !sroce_resp_res_covers(c, psn))
-			continue;
-		if (c->cur_psn != sroce_psn_add(c->last_psn, 1))
-			return;	/* its responses are still going out */
-		old = c;
-	}
-	if (sroce_resp_res_pending(qp) >= SROCE_RES_RING)
-		return;
 	sroce_pkt_hdrs(pkt, &h);
+	/*
+	 * The newest resource of that kind that covers @psn.  A READ's
+	 * duplicate must ask for the rest of that READ: its RETH names the
+	 * same key and the same bytes from the PSN on.
+	 */
+	for (i = 0; i < qp->resp.res_size; i++) {
+		const struct sroce_res *c =
+			sroce_resp_res_at(qp, qp->resp.res_head + i);
+
+		if (c->type == (read ? SROCE_RES_READ : SROCE_RES_ATOMIC) &&
+		    sroce_resp_res_covers(c, psn))
+			old = c;
+	}
+	if (!old)
+		return;
 	if (read) {
-		/* The requester may ask for the rest only: its RETH says. */
-		npkts = sroce_seg_npkts(h.reth.len, qp->pmtu);
-		last = sroce_psn_add(psn, npkts - 1);
-		if (old ? last != old->last_psn :
-		    npkts > SROCE_REQ_MAX_READ_PKTS ||
-		    !sroce_psn_before(last, qp->resp.epsn))
+		off = sroce_psn_outstanding(psn, old->first_psn) * qp->pmtu;
+		if (h.reth.va != old->va + off ||
+		    h.reth.len != old->len - off || h.reth.rkey != old->rkey)
 			return;
-		/*
-		 * A READ forgotten (its resource reused) is answered again
-		 * all the same: it reads memory, its RETH checked again.
-		 */
-		if (sroce_resp_rkey(qp, IB_ACCESS_REMOTE_READ, h.reth.rkey,
+	}
+	/* Still being answered: one stream of responses per READ. */
+	if (old->cur_psn != sroce_psn_add(old->last_psn, 1)) {
+		r = (struct sroce_res *)old;
+		if (read && sroce_psn_before(psn, r->cur_psn))
+			r->cur_psn = psn;
+		return;
+	}
+	if (!sroce_resp_res_granted(qp))
+		return;
+	if (read && sroce_resp_rkey(qp, IB_ACCESS_REMOTE_READ, h.reth.rkey,
 				    h.reth.va, h.reth.len, &mr))
-			return;
-	} else {
-		if (!old)
-			return; /* an atomic forgotten cannot run again */
-		last = old->last_psn;
-	}
-	if (old) {
-		msn = old->msn;
-		orig = old->orig;
-	}
-	/* After the copies: the new resource may take the old one's slot. */
-	r = sroce_resp_res_new(qp, read ? SROCE_RES_READ : SROCE_RES_ATOMIC,
-			       psn, msn);
+		return;
+	/* Copied first: the new resource may take the old one's slot. */
+	type = old->type;
+	msn = old->msn;
+	last = old->last_psn;
+	orig = old->orig;
+	r = sroce_resp_res_new(qp, type, psn, msn);
 	r->replay = true;
 	r->last_psn = last;
 	r->orig = orig;

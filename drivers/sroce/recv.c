@@ -14,8 +14,8 @@
  * a request, to the completer for a response (ACK/NAK).  It is dropped
  * when no such QP exists, when it fails the checks that need the QP (its
  * transport, the path MTU) or when it does not come from the QP's peer.
- * A packet with the multicast QPN or to a multicast address goes to
- * mcast.c instead.
+ * A packet with the multicast QPN or to a multicast address goes to ud.c
+ * instead; a congestion notification (CNP) is counted and dropped.
  */
 #include <linux/skbuff.h>
 #include <linux/if_ether.h>
@@ -162,6 +162,11 @@ void sroce_skb_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	r = sroce_skb_check(skb, &pkt, hdr, &net);
 	if (r != SROCE_RX_OK) {
 		fate = sroce_counter_rx_err(r);
+		goto out_free;
+	}
+	/* Congestion notifications: sroce does no congestion control. */
+	if (pkt.info->flags & SROCE_OPF_CNP) {
+		fate = SROCE_CNT_RX_CNP;
 		goto out_free;
 	}
 	if (pkt.bth.dqpn == IB_MULTICAST_QPN || sroce_mcast_addr(net.daddr)) {

@@ -139,8 +139,13 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 	prod = sroce_queue_load_producer(&qp->sq);
 	if (prod == qp->req.sq_head)
 		return false;
-	/* A producer more than a ring ahead is garbage: nothing posted. */
-	if (prod - qp->comp.sq_retire > qp->sq.num_entries)
+	/*
+	 * A producer more than a ring ahead of the oldest WQE not retired, or
+	 * behind the WQEs fetched (user space rewound it), is garbage:
+	 * nothing was posted.
+	 */
+	if (prod - qp->comp.sq_retire > qp->sq.num_entries ||
+	    prod - qp->comp.sq_retire < qp->req.sq_head - qp->comp.sq_retire)
 		return false;
 
 	/* User space may change the slot under us: read it once. */
@@ -444,27 +449,42 @@ static void sroce_req_fail_head(struct sroce_qp *qp,
 	sroce_qp_error(qp, nfy);
 }
 
+/* Why sroce_req_build() stopped */
+enum sroce_req_stop {
+	SROCE_REQ_DONE,		/* nothing more to do now */
+	SROCE_REQ_BUDGET,	/* a batch's worth of steps: go on */
+	SROCE_REQ_NOMEM,	/* no packet buffer: try again later */
+};
+
 /*
- * Build up to SROCE_REQ_BATCH packets onto @list; lock held.  Returns the
- * number built.  Goes idle (the doorbell bit) when the ring is empty.
+ * Take up to SROCE_REQ_BATCH steps, a WQE fetched, executed, skipped or a
+ * packet built, the packets onto @list; lock held.  Goes idle (the
+ * doorbell bit) when the ring is empty.
  */
-static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
-			   struct sroce_nfy *nfy)
+static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
+					   struct sk_buff_head *list,
+					   struct sroce_nfy *nfy)
 {
+	enum sroce_req_stop stop = SROCE_REQ_BUDGET;
 	struct sroce_swqe *w;
-	int n = 0;
+	int steps, n = 0, ret;
 
 	lockdep_assert_held(&qp->lock);
 	if (qp->destroyed)
-		return 0;
+		return SROCE_REQ_DONE;
 	if (qp->state == IB_QPS_ERR) {
 		sroce_req_flush(qp, nfy);
-		return 0;
+		return SROCE_REQ_DONE;
 	}
 	if (qp->state != IB_QPS_RTS || qp->timers.rnr_wait)
-		return 0;
+		return SROCE_REQ_DONE;
 
-	while (n < SROCE_REQ_BATCH) {
+	for (steps = 0; steps < SROCE_REQ_BATCH; steps++) {
+		/* A completion the CQ could not take ended the QP. */
+		if (qp->state != IB_QPS_RTS) {
+			stop = SROCE_REQ_DONE;
+			break;
+		}
 		if (qp->req.sq_cur == qp->req.sq_head) {
 			if (!sroce_req_fetch(qp)) {
 				/* Idle; then look once more (see the top). */
@@ -475,10 +495,10 @@ static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
 				 * stores its producer index.
 				 */
 				smp_mb();
-				if (sroce_queue_load_producer(&qp->sq) ==
-				    qp->req.sq_head)
+				if (!sroce_req_fetch(qp)) {
+					stop = SROCE_REQ_DONE;
 					break;
-				continue;
+				}
 			}
 			WRITE_ONCE(*qp->sq.notify, 0);
 		}
@@ -497,14 +517,27 @@ static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
 			/* Its turn comes when everything before it is done. */
 			if (qp->req.sq_cur == qp->comp.sq_retire)
 				sroce_req_fail_head(qp, nfy);
+			stop = SROCE_REQ_DONE;
 			break;
 		}
 		if (!sroce_psn_window_open(qp->req.psn_next, qp->comp.psn_una,
 					   qp->comp.cwnd) ||
-		    sroce_req_rd_blocked(qp, w))
+		    sroce_req_rd_blocked(qp, w)) {
+			stop = SROCE_REQ_DONE;
 			break;
-		if (sroce_req_build_one(qp, w, list))
-			break;	/* no memory: the ACK timer retries */
+		}
+		ret = sroce_req_build_one(qp, w, list);
+		if (ret == -ENOMEM) {
+			stop = SROCE_REQ_NOMEM;
+			break;
+		}
+		if (ret) {
+			/* Its region no longer holds what was checked. */
+			w->state = SROCE_SWQE_ERROR;
+			w->status = ret == -EFAULT ? IB_WC_LOC_PROT_ERR :
+						     IB_WC_LOC_QP_OP_ERR;
+			continue;
+		}
 		n++;
 		if (!sroce_qp_is_rc(qp)) {
 			/* Sent is done: nothing acknowledges UD or UC. */
@@ -514,37 +547,51 @@ static int sroce_req_build(struct sroce_qp *qp, struct sk_buff_head *list,
 	}
 	if (n)
 		sroce_timers_arm_ack_timeout(qp);
-	return n;
+	return stop;
 }
+
+/*
+ * Batches one run of the requester builds before it lets others run (the
+ * work item takes up the rest): a refilled ring, a window that never
+ * closes (UD, UC) or a ring of local operations would hold the caller
+ * (a system call, the receive softirq) for ever otherwise.
+ */
+#define SROCE_REQ_RUN_BATCHES	8
 
 /**
  * sroce_req_run() - the requester: send what the send queue holds
  * @qp: the QP, lock not held; run by one context at a time (task.c)
  *
- * Builds packets in batches under the lock and sends them after it.
+ * Builds packets in batches under the lock and sends them after it, at
+ * most SROCE_REQ_RUN_BATCHES batches.  Out of packet buffers, it tries
+ * again a jiffy later (@qp->req_retry).
  *
- * Return: true (it never leaves work for later).
+ * Return: true when it is done for now, false when its budget ran out
+ * (the QP's work item goes on).
  */
 bool sroce_req_run(struct sroce_qp *qp)
 {
-	struct sroce_nfy nfy;
+	enum sroce_req_stop stop;
 	struct sk_buff_head list;
+	struct sroce_nfy nfy;
 	struct sk_buff *skb;
 	unsigned long flags;
-	int n;
+	int batches = 0;
 
 	__skb_queue_head_init(&list);
 	do {
 		memset(&nfy, 0, sizeof(nfy));
 		spin_lock_irqsave(&qp->lock, flags);
-		n = sroce_req_build(qp, &list, &nfy);
+		stop = sroce_req_build(qp, &list, &nfy);
 		spin_unlock_irqrestore(&qp->lock, flags);
 
 		while ((skb = __skb_dequeue(&list)))
 			sroce_net_qp_xmit(qp, skb);
 		sroce_qp_notify(&nfy);
-	} while (n == SROCE_REQ_BATCH);
-	return true;
+	} while (stop == SROCE_REQ_BUDGET && ++batches < SROCE_REQ_RUN_BATCHES);
+	if (stop == SROCE_REQ_NOMEM)
+		queue_delayed_work(system_highpri_wq, &qp->req_retry, 1);
+	return stop != SROCE_REQ_BUDGET;
 }
 
 /**

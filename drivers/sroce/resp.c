@@ -237,23 +237,34 @@ static bool sroce_resp_take_wqe(struct sroce_qp *qp, enum ib_wc_status *status,
 	return true;
 }
 
-/*
- * Drop the WRITE and SEND in progress and, with @responses, the responses
- * not yet sent.
+/**
+ * sroce_resp_drop_res() - drop the responses not yet sent
+ * @qp: the QP, lock held
  */
-static void sroce_resp_drop(struct sroce_qp *qp, bool responses)
+void sroce_resp_drop_res(struct sroce_qp *qp)
 {
 	struct sroce_resp *rs = &qp->resp;
 
 	lockdep_assert_held(&qp->lock);
-	for (; responses && rs->res_tail != rs->res_head; rs->res_tail++) {
-		struct sroce_res *r = &rs->res[rs->res_tail % SROCE_RES_RING];
+	for (; rs->res_tail != rs->res_head; rs->res_tail++) {
+		struct sroce_res *r = sroce_resp_res_at(qp, rs->res_tail);
 
 		if (r->mr)
 			sroce_mr_put(r->mr);
 		r->mr = NULL;
 		r->type = SROCE_RES_NONE;
 	}
+}
+
+/*
+ * Drop the WRITE and SEND in progress and, with @responses, the responses
+ * not yet sent.
+ */
+static void sroce_resp_drop(struct sroce_qp *qp, bool responses)
+{
+	lockdep_assert_held(&qp->lock);
+	if (responses)
+		sroce_resp_drop_res(qp);
 	sroce_resp_end_write(qp);
 	if (qp->resp.in_msg || qp->resp.rwqe.num_sge)
 		sroce_sge_put(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge);
@@ -395,6 +406,7 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 			return;
 		}
 		qp->resp.in_write = true;
+		qp->resp.wr_rkey = h.reth.rkey;
 		qp->resp.wr_va = h.reth.va;
 		qp->resp.wr_len = h.reth.len;
 		qp->resp.wr_off = 0;
@@ -419,14 +431,31 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 			return;
 		}
 	}
-	if (pkt->paylen &&
-	    sroce_mr_copy_from_skb(qp->resp.wr_mr,
-				   qp->resp.wr_va + qp->resp.wr_off, skb,
-				   SROCE_UDP_HLEN + pkt->info->hdr_len,
-				   pkt->paylen)) {
-		sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, IB_WC_REM_OP_ERR, pkt,
-				nfy);
-		return;
+	if (pkt->paylen) {
+		u64 va = qp->resp.wr_va + qp->resp.wr_off;
+		int copied = 0;
+
+		/* Every packet: its key may have been invalidated since. */
+		ret = sroce_mr_remote_begin(qp->sdev, qp->resp.wr_rkey,
+					    qp->resp.wr_mr, qp->ibqp.pd,
+					    qp->ibqp.qp_num,
+					    IB_ACCESS_REMOTE_WRITE, va,
+					    pkt->paylen);
+		if (!ret)
+			copied = sroce_mr_copy_from_skb(qp->resp.wr_mr, va, skb,
+							SROCE_UDP_HLEN +
+							pkt->info->hdr_len,
+							pkt->paylen);
+		sroce_mr_remote_end(qp->resp.wr_mr);
+		if (ret) {
+			sroce_resp_refused(qp, ret, pkt, nfy);
+			return;
+		}
+		if (copied) {
+			sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP,
+					IB_WC_REM_OP_ERR, pkt, nfy);
+			return;
+		}
 	}
 	qp->resp.wr_off += pkt->paylen;
 
@@ -577,7 +606,9 @@ void sroce_resp_reset(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
 	sroce_resp_drop(qp, true);
-	memset(qp->resp.res, 0, sizeof(qp->resp.res));
+	if (qp->resp.res)
+		memset(qp->resp.res, 0,
+		       qp->resp.res_size * sizeof(*qp->resp.res));
 	qp->resp.res_head = 0;
 	qp->resp.res_tail = 0;
 	qp->resp.ack.send = false;

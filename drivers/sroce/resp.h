@@ -32,6 +32,7 @@ void sroce_resp_refused(struct sroce_qp *qp, int err,
 int sroce_resp_rkey(struct sroce_qp *qp, int access, u32 rkey, u64 va,
 		    u64 len, struct sroce_mr **mr);
 bool sroce_resp_take_rwqe(struct sroce_qp *qp, enum ib_wc_status *status);
+void sroce_resp_drop_res(struct sroce_qp *qp);
 
 /* rdatomic.c */
 void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,

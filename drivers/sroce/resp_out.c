@@ -21,15 +21,42 @@
 #include "resp.h"
 #include "proto/sroce_proto.h"
 
-/* Next READ response packet of @r, or its atomic reply. */
+/*
+ * The key of READ @r no longer reaches its region for the bytes at @off
+ * (invalidated, deregistered or unbound since the READ was accepted): not
+ * one more byte of it goes out.  It and the responses after it are
+ * dropped, a remote access NAK for its next PSN ends the stream, and the
+ * QP enters ERROR.  Lock held.
+ */
+static void sroce_resp_read_revoked(struct sroce_qp *qp, struct sroce_res *r,
+				    struct sroce_nfy *nfy)
+{
+	u32 psn = r->cur_psn;
+
+	ibdev_dbg(qp->ibqp.device, "QP %u: READ rkey %#x revoked at PSN %#x\n",
+		  qp->ibqp.qp_num, r->rkey, psn);
+	sroce_resp_drop_res(qp);
+	sroce_resp_set_ack(qp, sroce_aeth_syn_nak(SROCE_NAK_REMOTE_ACCESS),
+			   psn);
+	sroce_stats_inc(qp->sdev->stats, SROCE_CNT_ACCESS_NAKS_SENT);
+	sroce_qp_error(qp, nfy);
+}
+
+/*
+ * Next READ response packet of @r, or its atomic reply; NULL without
+ * memory, ERR_PTR(-EACCES) when the READ's key no longer reaches its
+ * region (the NAK is the next packet then).
+ */
 static struct sk_buff *sroce_resp_build_res(struct sroce_qp *qp,
-					    struct sroce_res *r)
+					    struct sroce_res *r,
+					    struct sroce_nfy *nfy)
 {
 	struct sroce_hdrs h = {};
 	struct sroce_seg seg = {};
 	struct sk_buff *skb;
 	u32 hdr_len, off = 0;
 	u8 *hdr;
+	int ret;
 
 	if (r->type == SROCE_RES_READ) {
 		off = sroce_psn_outstanding(r->cur_psn, r->first_psn) *
@@ -45,10 +72,21 @@ static struct sk_buff *sroce_resp_build_res(struct sroce_qp *qp,
 	skb = sroce_net_alloc_skb(qp, hdr_len, seg.paylen, &hdr);
 	if (!skb)
 		return NULL;
-	if (seg.paylen && sroce_mr_copy(r->mr, r->va + off, hdr + hdr_len,
-					seg.paylen, SROCE_MR_TO_BUF)) {
-		kfree_skb(skb);
-		return NULL;
+	if (seg.paylen) {
+		/* Every packet: its key may have been invalidated since. */
+		ret = sroce_mr_remote_begin(qp->sdev, r->rkey, r->mr,
+					    qp->ibqp.pd, qp->ibqp.qp_num,
+					    IB_ACCESS_REMOTE_READ, r->va + off,
+					    seg.paylen);
+		if (!ret)
+			ret = sroce_mr_copy(r->mr, r->va + off, hdr + hdr_len,
+					    seg.paylen, SROCE_MR_TO_BUF);
+		sroce_mr_remote_end(r->mr);
+		if (ret) {
+			kfree_skb(skb);
+			sroce_resp_read_revoked(qp, r, nfy);
+			return ERR_PTR(-EACCES);
+		}
 	}
 	h.bth.opcode = seg.opcode;
 	h.bth.pad = seg.pad;
@@ -96,7 +134,8 @@ static struct sk_buff *sroce_resp_build_ack(struct sroce_qp *qp)
  * @list; lock held.  Returns the number built.  Out of memory, it stops:
  * the requester times out and asks again.
  */
-static int sroce_resp_build(struct sroce_qp *qp, struct sk_buff_head *list)
+static int sroce_resp_build(struct sroce_qp *qp, struct sk_buff_head *list,
+			    struct sroce_nfy *nfy)
 {
 	struct sroce_resp *rs = &qp->resp;
 	struct sk_buff *skb;
@@ -107,12 +146,16 @@ static int sroce_resp_build(struct sroce_qp *qp, struct sk_buff_head *list)
 		return 0;
 	while (n < SROCE_REQ_BATCH) {
 		if (rs->res_tail != rs->res_head)
-			skb = sroce_resp_build_res(qp, &rs->res[rs->res_tail %
-							       SROCE_RES_RING]);
+			skb = sroce_resp_build_res(qp,
+						   sroce_resp_res_at(qp,
+								     rs->res_tail),
+						   nfy);
 		else if (qp->resp.ack.send)
 			skb = sroce_resp_build_ack(qp);
 		else
 			break;
+		if (IS_ERR(skb))
+			continue;	/* the NAK goes next */
 		if (!skb)
 			break;
 		__skb_queue_tail(list, skb);
@@ -132,6 +175,7 @@ bool sroce_resp_run(struct sroce_qp *qp)
 {
 	bool task = in_task();
 	struct sk_buff_head list;
+	struct sroce_nfy nfy;
 	struct sk_buff *skb;
 	unsigned long flags;
 	int n, sent = 0;
@@ -140,12 +184,14 @@ bool sroce_resp_run(struct sroce_qp *qp)
 	do {
 		if (!task && sent >= SROCE_RESP_SOFTIRQ_BUDGET)
 			return false;	/* the work item goes on */
+		memset(&nfy, 0, sizeof(nfy));
 		spin_lock_irqsave(&qp->lock, flags);
-		n = sroce_resp_build(qp, &list);
+		n = sroce_resp_build(qp, &list, &nfy);
 		spin_unlock_irqrestore(&qp->lock, flags);
 
 		while ((skb = __skb_dequeue(&list)))
 			sroce_net_qp_xmit(qp, skb);
+		sroce_qp_notify(&nfy);
 		sent += n;
 		if (task)
 			cond_resched();

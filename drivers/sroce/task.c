@@ -88,6 +88,16 @@ void sroce_req_work(struct work_struct *work)
 }
 
 /**
+ * sroce_req_retry() - the QP's delayed work item: the requester again
+ * @work: struct sroce_qp.req_retry
+ */
+void sroce_req_retry(struct work_struct *work)
+{
+	sroce_req_kick(container_of(to_delayed_work(work), struct sroce_qp,
+				    req_retry));
+}
+
+/**
  * sroce_resp_kick() - send what the responder has to send
  * @qp: the QP, lock not held
  */

@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Hostile peers and hostile processes: one regression test per review
+# finding of issue #16 (Documentation/security.md), each a case named for
+# its finding, run by userspace/tools/sroce-hostile:
+#
+#   F1  duplicate READs fill the responder's resources, then a READ at the
+#       expected PSN (a NULL write in softirq before the fix)
+#   F2  a rewound SQ producer index and the doorbell (a hard lockup)
+#   F3  blind fatal NAKs of PSNs never sent, amid traffic (the QP killed)
+#   F4  a WRITE after ibv_dereg_mr() or LOCAL_INV of its window, a READ
+#       after ibv_dereg_mr() and asked for again (bytes moved after it)
+#   F5  8192 UD sends in one post: the doorbell's run is bounded
+#   F6  one duplicate READ of 1 MiB no resource answered (answered)
+#   F7  huge CQs and QPs in a memory-limited cgroup: ENOMEM
+#   F8  a CQ overflow: IBV_EVENT_CQ_ERR and the QP in ERROR
+#   F9  a CNP and reserved AETH syndromes at outstanding PSNs (they
+#       acknowledged)
+#
+# Each case also fails when the kernel log gained an oops, a WARN, a
+# lockup or a stall while it ran, and every tool run is bounded: a
+# doorbell that never returns is a failure, not a hung selftest.
+#
+#   init_net                              $NS
+#   +------------------------+            +------------------------+
+#   | sroce0 (rdma link)     |            | sroce1 (rdma link)     |
+#   |   v0 10.93.9.1/24      |----veth----|   v1 10.93.9.2/24      |
+#   | sroce-hostile: A, and  |            | B                      |
+#   | the forger (UDP from   |            |                        |
+#   | 10.93.9.1)             |            |                        |
+#   +------------------------+            +------------------------+
+#
+# SROCE_HOSTILE_ONLY (an extended regular expression) runs only the cases
+# whose names match and skips the others: for the runs that show each
+# case failing on the module before the fixes, where one of them takes
+# the kernel down (see Documentation/security.md).
+#
+# Runs in a guest (qemu/run-guest) as root.
+. "$(dirname "$0")/lib.sh"
+
+NS=sroce-hostile-$$
+HOSTILE=$SROCE_REPO/build/userspace/tools/sroce-hostile
+IP0=10.93.9.1
+IP1=10.93.9.2
+CGROOT=/sys/fs/cgroup
+CG=$CGROOT/sroce-hostile-$$
+# The cgroup of F7: its rings must not fit.
+CG_MAX=$((64 << 20))
+
+hostile_cleanup() {
+	[ ! -d "$CG" ] || rmdir "$CG" 2>/dev/null
+	veth_cleanup
+}
+trap hostile_cleanup EXIT
+
+test_setup() {
+	[ -x "$HOSTILE" ] || fail "$HOSTILE is not built"
+	sroce_pair "$IP0" "$IP1"
+	rdma link show
+}
+
+# _replay FILE STATUS: FILE's contents, and STATUS (for ktap_tool).
+_replay() {
+	cat "$1"
+	return "$2"
+}
+
+# hostile CHECK [WRAPPER...]: sroce-hostile's CHECK between sroce0 and
+# sroce1 (through WRAPPER, a command that runs the rest), its KTAP the
+# subtests of the case.  It may take 180 s (scaled); one still running
+# then is stuck in the kernel (a signal does not end it), which fails the
+# case.  A kernel log that gained trouble meanwhile fails it as well.
+hostile() {
+	local check=$1 out pid rc=0 t=0 limit=$((180 * SROCE_TIMEOUT_SCALE))
+	local before
+	shift
+	before=$(dmesg | wc -l)
+	out=$(mktemp)
+	"$@" "$HOSTILE" sroce0 sroce1 "$check" > "$out" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null && [ "$t" -lt "$limit" ]; do
+		sleep 1
+		t=$((t + 1))
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		cat "$out"
+		kill -9 "$pid" 2>/dev/null
+		fail "sroce-hostile $check did not return within ${limit}s (stuck in the kernel)"
+	fi
+	wait "$pid" || rc=$?
+	ktap_tool _replay "$out" "$rc" || rc=$?
+	rm -f "$out"
+	if dmesg | tail -n +"$((before + 1))" | grep -Eq "$KERNEL_TROUBLE"; then
+		dmesg | tail -n +"$((before + 1))" | grep -E -A 30 -m1 "$KERNEL_TROUBLE"
+		fail "the kernel log gained trouble during $check"
+	fi
+	return "$rc"
+}
+
+# selected NAME: the case is to run (SROCE_HOSTILE_ONLY), or skipped.
+selected() {
+	[ -z "${SROCE_HOSTILE_ONLY:-}" ] || [[ $1 =~ $SROCE_HOSTILE_ONLY ]] ||
+		skip "not selected by SROCE_HOSTILE_ONLY=$SROCE_HOSTILE_ONLY"
+}
+
+test_f1() {
+	selected f1
+	hostile f1-replays-fill-resources
+}
+
+test_f2() {
+	selected f2
+	hostile f2-rewound-producer
+}
+
+test_f3() {
+	selected f3
+	hostile f3-blind-nak
+}
+
+test_f4() {
+	selected f4
+	hostile f4-
+}
+
+test_f5() {
+	selected f5
+	hostile f5-requester-budget
+}
+
+test_f6() {
+	selected f6
+	hostile f6-read-amplification
+}
+
+# in_cgroup CMD...: CMD alone in $CG, never the OOM killer's victim (the
+# limit must show as ENOMEM, not as a killed process).
+in_cgroup() {
+	sh -c 'echo $$ > "$1/cgroup.procs" && echo -1000 > /proc/self/oom_score_adj && shift && exec "$@"' \
+		sh "$CG" "$@"
+}
+
+test_f7() {
+	selected f7
+	if ! grep -q "^cgroup2 $CGROOT " /proc/mounts; then
+		mount -t cgroup2 cgroup2 "$CGROOT"
+	fi
+	grep -qw memory "$CGROOT/cgroup.controllers" ||
+		fail "no memory controller in $CGROOT"
+	echo +memory > "$CGROOT/cgroup.subtree_control"
+	mkdir "$CG"
+	echo "$CG_MAX" > "$CG/memory.max"
+	[ ! -e "$CG/memory.swap.max" ] || echo 0 > "$CG/memory.swap.max"
+	hostile f7-memcg in_cgroup
+	grep -E '^(max|oom|oom_kill) ' "$CG/memory.events"
+}
+
+test_f8() {
+	selected f8
+	hostile f8-cq-overflow
+}
+
+test_f9() {
+	selected f9
+	hostile f9-
+}
+
+test_rmmod() {
+	selected rmmod
+	sroce_pair_rmmod
+}
+
+cases() {
+	run_setup "module, veth and two devices set up" test_setup
+	run_test "F1: duplicate READs cannot exhaust the responder's resources" test_f1
+	run_test "F2: a rewound SQ producer index is ignored" test_f2
+	run_test "F3: blind fatal NAKs are dropped and counted" test_f3
+	run_test "F4: no access after deregistration or invalidation" test_f4
+	run_test "F5: the requester's run is bounded" test_f5
+	run_test "F6: a duplicate READ without a resource is not answered" test_f6
+	run_test "F7: rings are charged to the memory cgroup" test_f7
+	run_test "F8: a CQ overflow ends the QP with CQ_ERR" test_f8
+	run_test "F9: CNPs and reserved AETH syndromes acknowledge nothing" test_f9
+	run_test "rmmod after the hostile cases is clean" test_rmmod
+}
+ktap_run cases

@@ -284,6 +284,10 @@ bool inject(run &r)
 		   r.t.stateful, r.inj.retries());
 	for (const auto &[w, n] : r.t.what)
 		ktap::note("  %-14s %lld", w.c_str(), n);
+	for (int s = 0; s < sides; s++)
+		ktap::note("%s: corpus %zu packets, %zu QPs of others seen",
+			   r.o.dev[s].c_str(), r.gen->corpus_size(s),
+			   r.gen->foreign_qps(s));
 	ktap::note("victims: %lu completions, %lu in error, %lu pairs "
 		   "mended",
 		   r.v.completed(), r.v.errors(), r.v.reconnects());

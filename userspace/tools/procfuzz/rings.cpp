@@ -380,9 +380,8 @@ bool rings::mutate()
 		"sq-index", "sq-wqe", "rq-index",  "rq-wqe",  "cq-index",
 		"doorbell", "post",   "srq-index", "srq-wqe", "reset",
 	};
-	std::uint32_t k = below(std::size(kinds) * 4);
-	// reset rarely: once in 40; the rest evenly
-	k = k < 4 ? 9 : k % (std::size(kinds) - 1);
+	// reset once in 40, the rest evenly
+	std::uint32_t k = below(40) == 0 ? 9 : below(std::size(kinds) - 1);
 	n_++;
 	done_[kinds[k]]++;
 	bool ok = true;

@@ -91,9 +91,10 @@ private:
 	verbs_util::endpoint &any_sender();
 
 	std::mt19937_64 rng_;
-	std::unique_ptr<pair> rc_, srq_pair_;
+	/* the SRQ and its PD outlive the QP that receives from it */
 	verbs_util::pd_ptr srq_pd_;
 	verbs_util::srq_ptr srq_;
+	std::unique_ptr<pair> rc_, srq_pair_;
 	verbs_util::endpoint ud_;
 	std::map<std::string, unsigned long> done_;
 	std::uint32_t n_ = 0;

@@ -11,7 +11,8 @@
  *                pair whose DEV_B end receives from an SRQ, a UD QP, and
  *                the PD, CQ and QP the raw commands use
  *   rings        N mutations of its SQs, RQs, SRQ and CQs (rings.h;
- *                default 20000)
+ *                default 20000), a second thread storing random words
+ *                into the same rings meanwhile
  *   udata        M uverbs commands with driver tails of its own making
  *                (udata.h; default 2000)
  *   still-works  a new RC pair of this process, on the same devices,
@@ -105,13 +106,18 @@ bool rings(run &r)
 {
 	auto start = clock_type::now();
 	unsigned long step = std::max(1ul, r.o.mutations / 10);
+	r.rings->start_scribbling();
 	for (unsigned long i = 0; i < r.o.mutations; i++) {
-		if (!r.rings->mutate())
+		if (!r.rings->mutate()) {
+			r.rings->stop_scribbling();
 			return false;
+		}
 		if ((i + 1) % step == 0)
 			ktap::note("%lu mutations, %.0f s", i + 1,
 				   since(start));
 	}
+	r.rings->stop_scribbling();
+	ktap::note("the racing thread stored %lu words", r.rings->scribbled());
 	for (const auto &[k, n] : r.rings->done())
 		ktap::note("  %-10s %lu", k.c_str(), n);
 	return true;

@@ -7,6 +7,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <vector>
+
+#include <unistd.h>
 
 #include <rdma/ib_user_verbs.h>
 
@@ -418,6 +421,52 @@ bool rings::mutate()
 	}
 	reap();
 	return ok;
+}
+
+void rings::start_scribbling()
+{
+	struct area {
+		std::uint32_t *p;
+		std::size_t words;
+	};
+	std::vector<area> areas;
+	auto add = [&](const sroce::ring_view &r) {
+		areas.push_back({reinterpret_cast<std::uint32_t *>(r.entries),
+				 (std::size_t{r.mask} + 1) * r.entry_size / 4});
+		areas.push_back({r.producer, 1});
+		areas.push_back({r.consumer, 1});
+	};
+	for (pair *p : {rc_.get(), srq_pair_.get()})
+		for (endpoint *e : {&p->a, &p->b}) {
+			add(sroce::to_qp(e->qp.get())->sq.ring);
+			add(sroce::to_cq(e->scq)->ring);
+		}
+	add(sroce::to_qp(rc_->b.qp.get())->rq.ring);
+	add(sroce::to_srq(srq_.get())->rq.ring);
+	add(sroce::to_qp(ud_.qp.get())->sq.ring);
+	stop_ = false;
+	scribbler_ = std::thread([this, areas, seed = rng_()] {
+		std::mt19937_64 rng(seed);
+		unsigned long n = 0;
+		while (!stop_.load(std::memory_order_relaxed)) {
+			const area &a = areas[rng() % areas.size()];
+			std::uint32_t *w = a.p + rng() % a.words;
+			std::atomic_ref<std::uint32_t>(*w).store(
+				static_cast<std::uint32_t>(rng()),
+				std::memory_order_relaxed);
+			if (++n % 64 == 0)
+				usleep(100);
+		}
+		scribbled_ = n;
+	});
+}
+
+void rings::stop_scribbling()
+{
+	if (!scribbler_.joinable())
+		return;
+	stop_ = true;
+	scribbler_.join();
 }
 
 bool rings::reset_all()

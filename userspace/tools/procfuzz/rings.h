@@ -24,6 +24,10 @@
  *   reset        the QPs back to RESET (the kernel zeroes the indices)
  *                and connected again
  *
+ * Meanwhile a second thread (scribble) stores random words at random
+ * places of the same rings, slots and indices alike, racing the kernel
+ * as it reads them.
+ *
  * What the kernel does with them is not predicted: it must neither crash,
  * hang nor touch anything but this process's own objects.
  */
@@ -31,10 +35,12 @@
 #define SROCE_TOOLS_PROCFUZZ_RINGS_H
 
 #include <cstdint>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "qp_pair.h"
 
@@ -46,6 +52,8 @@ public:
 	    : rng_(seed)
 	{
 	}
+	rings(const rings &) = delete;
+	rings &operator=(const rings &) = delete;
 
 	/*
 	 * The hostile objects between a and b: an RC pair, an RC pair whose
@@ -59,6 +67,15 @@ public:
 
 	/* Every QP reset and connected again; false if that fails. */
 	bool reset_all();
+
+	/* The racing thread started, and stopped (before any unmapping). */
+	void start_scribbling();
+	void stop_scribbling();
+
+	/* Words the racing thread stored. */
+	unsigned long scribbled() const { return scribbled_; }
+
+	~rings() { stop_scribbling(); }
 
 	/* Mutations done, by kind. */
 	const std::map<std::string, unsigned long> &done() const
@@ -98,6 +115,9 @@ private:
 	verbs_util::endpoint ud_;
 	std::map<std::string, unsigned long> done_;
 	std::uint32_t n_ = 0;
+	std::thread scribbler_;
+	std::atomic<bool> stop_{false};
+	unsigned long scribbled_ = 0;
 };
 
 } /* namespace procfuzz */

@@ -15,10 +15,11 @@
 #   | sroce-procfuzz (nobody)|            |                        |
 #   +------------------------+            +------------------------+
 #
-# Every sroce-torture run during the fuzzing must complete with every byte
-# and completion right (the other process's QPs unaffected); the hostile
-# process itself gets a working RC pair afterwards and tears everything
-# down in bounded time; every received packet has one fate; both devices
+# Then a second hostile process is killed with SIGKILL in the middle of its
+# mutations.  Every sroce-torture run meanwhile must complete with every
+# byte and completion right (the other process's QPs unaffected); the
+# hostile process itself gets a working RC pair afterwards and tears
+# everything down in bounded time; every received packet has one fate; both devices
 # go away and sroce unloads; the kernel log stays clean.
 #
 #   procfuzz.sh        SROCE_PROCFUZZ_MUTATIONS ring mutations (default
@@ -94,6 +95,18 @@ test_fuzz() {
 		setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		"$PROCFUZZ" sroce0 sroce1 --mutations "$MUTATIONS" \
 		--commands "$COMMANDS" --seed "$SEED" || rc=$?
+	# Another hostile process, killed with SIGKILL in the middle of its
+	# mutations: the kernel cleans up after it while the torture runs.
+	setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$PROCFUZZ" sroce0 sroce1 --mutations 1000000000 \
+		--seed $((SEED + 1)) > "$WORK/killed.out" 2>&1 &
+	local victim=$!
+	sleep 5
+	kill -9 "$victim"
+	wait "$victim" && rc=1
+	grep -q '^ok 1 setup' "$WORK/killed.out" ||
+		{ cat "$WORK/killed.out"; echo "the process to kill never set up"; rc=1; }
+	echo "killed a hostile process 5 s after it started (seed $((SEED + 1)))"
 	touch "$WORK/stop"
 	wait "$(cat "$WORK/torture.pid")"
 	rm -f "$WORK/torture.pid"
@@ -123,7 +136,7 @@ test_teardown() {
 
 cases() {
 	run_setup "sroce0 and sroce1, uverbs open to all" test_setup
-	run_test "$MUTATIONS ring mutations and $COMMANDS commands under sroce-torture" test_fuzz
+	run_test "$MUTATIONS ring mutations and $COMMANDS commands, then one killed mid-run, under sroce-torture" test_fuzz
 	run_test "sroce-torture completed every run" test_torture_clean
 	run_test "every received packet has one fate" test_fates
 	run_test "devices deleted, sroce unloads" test_teardown

@@ -16,6 +16,11 @@
 #   make clean      remove everything built
 #   make lint       checkpatch --strict and sparse over the kernel code
 #   make fuzz       fuzz the receive parser for FUZZ_SECONDS (default 3600)
+#   make fuzz-net   the network fuzzer with 1,000,000 datagrams in a guest
+#                   (tests/fuzz-long/netfuzz.sh); not part of `make check`
+#   make fuzz-proc  the hostile-process fuzzer with 1,000,000 ring mutations
+#                   in a guest (tests/fuzz-long/procfuzz.sh); not part of
+#                   `make check`
 #   make check-debug  the guest selftests under a debug kernel (KASAN,
 #                   lockdep, kmemleak; built once by scripts/build-debug-kernel,
 #                   ~8 min); not part of `make check`; T=<pattern> as above
@@ -34,6 +39,7 @@ CMAKE_BUILD := $(BUILD)/userspace
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all module userspace check demo install install-module install-provider clean lint deps fuzz
+.PHONY: fuzz-net fuzz-proc
 .PHONY: check-debug check-sweep soak debug-kernel debug-module kmod-test
 .PHONY: deb dkms-src dkms-install dkms-uninstall
 
@@ -109,6 +115,17 @@ lint: module
 FUZZ_SECONDS ?= 3600
 fuzz: deps
 	tests/fuzz/run-fuzz.sh $(FUZZ_SECONDS)
+
+# The long guest fuzzers, with their own guest time limit.
+fuzz-net: deps
+	$(MAKE) all
+	SROCE_GUEST_DIR=tests/fuzz-long SROCE_GUEST_TIMEOUT=$${SROCE_GUEST_TIMEOUT:-7200} \
+		scripts/check '^guest:netfuzz$$'
+
+fuzz-proc: deps
+	$(MAKE) all
+	SROCE_GUEST_DIR=tests/fuzz-long SROCE_GUEST_TIMEOUT=$${SROCE_GUEST_TIMEOUT:-7200} \
+		scripts/check '^guest:procfuzz$$'
 
 # DESTDIR installs into a staging root instead of /.
 install: all install-module install-provider

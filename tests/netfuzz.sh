@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The network fuzzer (userspace/tools/sroce-netfuzz): mutated RoCEv2
+# datagrams at UDP 4791 of two sroce devices while sroce-torture's verified
+# RC traffic runs between them.
+#
+#   init_net                              $NS
+#   +------------------------+            +------------------------+
+#   | sroce0 (rdma link)     |            | sroce1 (rdma link)     |
+#   |   v0 10.93.20.1/24     |----veth----|   v1 10.93.20.2/24     |
+#   |      10.93.20.4/24     |            |      10.93.20.3/24     |
+#   | sroce-torture (loop)   |            |                        |
+#   | sroce-netfuzz          |            | netfuzz's sockets to   |
+#   |   capture on v0        |            |   sroce0               |
+#   +------------------------+            +------------------------+
+#
+# sroce-netfuzz owns an RC, a UC and a UD pair of its own (its stateful
+# datagrams go there), learns QPNs, PSNs and keys from what it captures on
+# v0, its own pairs' and the torture's, and sends to every QP only what a
+# correct receiver drops before the QP (bad headers, bad ICRC, CNPs, the
+# multicast QPN, no such QP, not from the peer: .3 and .4 are nobody's
+# peer), each datagram's fate predicted and found in the hw counters.
+# Meanwhile sroce-torture runs again and again: every run must complete
+# with every byte and completion right.  Afterwards the device still
+# carries verified traffic, every received packet has exactly one fate,
+# both devices go away and sroce unloads; the kernel log stays clean.
+#
+#   netfuzz.sh          SROCE_NETFUZZ_PACKETS datagrams (default 400000),
+#                       part of `make check`
+#   netfuzz.sh long     1,000,000 (`make fuzz-net`)
+#
+# SROCE_NETFUZZ_SEED fixes the seed (default: a new one each run, printed).
+#
+# Runs in a guest (qemu/run-guest) as root.
+# guest-timeout: 900
+. "$(dirname "$0")/lib.sh"
+
+MODE=${1:-check}
+NS=sroce-netfuzz-$$
+NETFUZZ=$SROCE_REPO/build/userspace/tools/sroce-netfuzz
+TORTURE=$SROCE_REPO/build/userspace/tools/sroce-torture
+IP0=10.93.20.1
+IP1=10.93.20.2
+ALT0=10.93.20.4
+ALT1=10.93.20.3
+if [ "$MODE" = long ]; then
+	PACKETS=${SROCE_NETFUZZ_PACKETS:-1000000}
+else
+	PACKETS=${SROCE_NETFUZZ_PACKETS:-400000}
+fi
+SEED=${SROCE_NETFUZZ_SEED:-$(( (RANDOM << 15) | RANDOM ))}
+WORK=$(mktemp -d)
+
+cleanup() {
+	[ ! -e "$WORK/torture.pid" ] || kill "$(cat "$WORK/torture.pid")" 2>/dev/null
+	veth_cleanup
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+test_setup() {
+	[ -x "$NETFUZZ" ] || fail "$NETFUZZ is not built"
+	[ -x "$TORTURE" ] || fail "$TORTURE is not built"
+	sroce_pair "$IP0" "$IP1"
+	# Nobody's peers, added once the devices use the first addresses.
+	ip addr add "$ALT0/24" dev v0
+	ip -n "$NS" addr add "$ALT1/24" dev v1
+	wait_for 10 has_gid sroce0 "::ffff:$ALT0"
+	wait_for 10 has_gid sroce1 "::ffff:$ALT1"
+	rdma link show
+}
+
+# torture_loop: sroce-torture between sroce0 and sroce1 over and over
+# until $WORK/stop exists; each run's output in $WORK/torture.log, the
+# number of runs in $WORK/torture.runs, the first failure's status in
+# $WORK/torture.rc.
+torture_loop() {
+	local n=0 rc=0
+	local ga gb
+	ga=$(gid_index sroce0 "::ffff:$IP0")
+	gb=$(gid_index sroce1 "::ffff:$IP1")
+	while [ ! -e "$WORK/stop" ]; do
+		timeout $((600 * SROCE_TIMEOUT_SCALE)) "$TORTURE" \
+			--dev-a sroce0 --dev-b sroce1 --gid-a "$ga" --gid-b "$gb" \
+			--qps 2 --bytes 4M --depth 8 --seed $((SEED + n)) \
+			> "$WORK/torture.log" 2>&1 || { rc=$?; break; }
+		n=$((n + 1))
+	done
+	echo "$n" > "$WORK/torture.runs"
+	echo "$rc" > "$WORK/torture.rc"
+}
+
+test_fuzz() {
+	local rc=0
+	rm -f "$WORK/stop"
+	torture_loop &
+	echo $! > "$WORK/torture.pid"
+	# the torture's QPs are up and in the capture's corpus
+	sleep 2
+	echo "sroce-netfuzz --packets $PACKETS --seed $SEED"
+	ktap_tool "$NETFUZZ" --dev-a sroce0 --dev-b sroce1 \
+		--addr-a "$IP0" --addr-b "$IP1" --alt-a "$ALT0" --alt-b "$ALT1" \
+		--ns-b "$NS" --capture v0 --packets "$PACKETS" --seed "$SEED" || rc=$?
+	touch "$WORK/stop"
+	wait "$(cat "$WORK/torture.pid")"
+	rm -f "$WORK/torture.pid"
+	return "$rc"
+}
+
+# Every sroce-torture run during the fuzzing completed, every byte and
+# completion right.
+test_torture_clean() {
+	[ -e "$WORK/torture.rc" ] || fail "the torture loop did not finish"
+	echo "sroce-torture runs completed: $(cat "$WORK/torture.runs")"
+	if [ "$(cat "$WORK/torture.rc")" -ne 0 ]; then
+		cat "$WORK/torture.log"
+		fail "sroce-torture failed with status $(cat "$WORK/torture.rc")"
+	fi
+	[ "$(cat "$WORK/torture.runs")" -ge 1 ] || fail "no sroce-torture run completed"
+	tail -n 3 "$WORK/torture.log"
+}
+
+test_fates() {
+	hw_fates_add_up sroce0 sroce1
+}
+
+test_teardown() {
+	sroce_pair_rmmod
+}
+
+cases() {
+	run_setup "sroce0 and sroce1 with nobody's peers next to them" test_setup
+	run_test "$PACKETS datagrams under sroce-torture" test_fuzz
+	run_test "sroce-torture completed every run" test_torture_clean
+	run_test "every received packet has one fate" test_fates
+	run_test "devices deleted, sroce unloads" test_teardown
+}
+
+ktap_run cases

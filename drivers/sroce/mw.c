@@ -141,6 +141,7 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 	struct sroce_mr *mr = NULL;
 	struct sroce_mw *mw;
 	unsigned long flags;
+	int mr_access;
 	int ret;
 
 	lockdep_assert_held(&qp->lock);
@@ -151,10 +152,11 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 					   addr, len);
 		if (IS_ERR(mr))
 			return -EINVAL;
-		if (!(mr->access & IB_ACCESS_MW_BIND) ||
+		mr_access = READ_ONCE(mr->access);
+		if (!(mr_access & IB_ACCESS_MW_BIND) ||
 		    ((access & (IB_ACCESS_REMOTE_WRITE |
 				IB_ACCESS_REMOTE_ATOMIC)) &&
-		     !(mr->access & IB_ACCESS_LOCAL_WRITE))) {
+		     !(mr_access & IB_ACCESS_LOCAL_WRITE))) {
 			sroce_mr_put(mr);
 			return -EINVAL;
 		}

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <unistd.h>
 
+#include "cq.h"
 #include "qp.h"
 #include "uverbs_cmd.h"
 
@@ -131,10 +132,36 @@ ibv_qp *create_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept
 	return &q->vqp.qp;
 }
 
+namespace {
+
+/*
+ * A QP entering RESET leaves no completion to poll (ibv_modify_qp(3): its
+ * work requests are gone, and so are their completions, flushes
+ * included): the CQEs of the QP still in its CQs are dropped.
+ */
+void purge_cqes(ibv_qp *ibqp) noexcept
+{
+	ibv_cq *cqs[2] = {ibqp->send_cq, ibqp->recv_cq};
+
+	for (std::size_t i = 0; i < 2; ++i) {
+		if (cqs[i] == nullptr || (i == 1 && cqs[1] == cqs[0]))
+			continue;
+		cq *c = to_cq(cqs[i]);
+
+		pthread_spin_lock(&c->lock);
+		if (!c->broken)
+			cq_ring_purge(c->ring, ibqp->qp_num);
+		pthread_spin_unlock(&c->lock);
+	}
+}
+
+} /* namespace */
+
 /*
  * No driver data.  libibverbs stores the new state in ibqp->state after
  * this returns 0.  Entering RESET: the kernel has zeroed both rings'
- * indices, so the provider's copies start over too.
+ * indices, so the provider's copies start over too, and the QP's
+ * completions not polled yet are dropped.
  */
 int modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask) noexcept
 {
@@ -153,6 +180,7 @@ int modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask) noexcept
 		pthread_spin_lock(&q->rq_lock);
 		wq_reset(q->rq);
 		pthread_spin_unlock(&q->rq_lock);
+		purge_cqes(ibqp);
 	}
 	return 0;
 }

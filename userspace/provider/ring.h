@@ -113,6 +113,18 @@ int cq_ring_at(const ring_view &ring, std::uint32_t cons, std::uint32_t cur,
 	       ibv_wc *wc) noexcept;
 void cq_ring_consume(const ring_view &ring, std::uint32_t cons) noexcept;
 
+/*
+ * Drop the CQEs of QP qp_num that are not consumed yet, keeping the order
+ * of the others: they move towards the producer end over the dropped ones
+ * and the consumer index advances past the gap (release).  The kernel
+ * only ever writes slots beyond the producer index, so it may go on
+ * producing meanwhile.  Returns how many were dropped (0 for a corrupted
+ * ring).  For a QP entering RESET, whose completions must not be polled
+ * after it (ibv_modify_qp(3)); the caller holds the CQ's lock.
+ */
+std::uint32_t cq_ring_purge(const ring_view &ring,
+			    std::uint32_t qp_num) noexcept;
+
 /* Arm: SROCE_CQ_NOTIFY_SOLICITED if solicited_only, else NEXT_COMP. */
 void cq_ring_arm(const ring_view &ring, bool solicited_only) noexcept;
 

@@ -298,12 +298,19 @@ int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
  * @pd: the PD of the region after the call (the old one without _PD)
  * @udata: no driver data either way
  *
- * Always a new registration, with new keys, of what is asked for and what
- * stays; the core then deregisters the old one.  The old region is
- * untouched when this fails.
+ * Without IB_MR_REREG_TRANS the region changes in place and keeps its
+ * keys, as applications expect of a change of rights or PD (rdma-core's
+ * suite reuses the rkey it had): the new PD and rights are stored with
+ * WRITE_ONCE, and every check reads them once (sroce_mr_check()), so an
+ * access racing with the change sees the old pair or the new one.  Rights
+ * that need a writable pinning the region does not have, and any new
+ * translation, make a new registration with new keys of what is asked for
+ * and what stays; the core then deregisters the old one.  The old region
+ * is untouched when this fails.
  *
- * Return: the new region, or ERR_PTR(): -EINVAL for a kernel region,
- * -EBUSY while windows are bound to it, sroce_mr_reg_user()'s errors.
+ * Return: NULL (changed in place), the new region, or ERR_PTR(): -EINVAL
+ * for a kernel region or bad rights, -EBUSY while windows are bound to
+ * it, sroce_mr_reg_user()'s errors.
  */
 struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 iova, int access,
@@ -321,13 +328,20 @@ struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 	spin_unlock_irqrestore(&sdev->key_lock, irqflags);
 	if (num_mw)
 		return ERR_PTR(-EBUSY);
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
 	if (!(flags & IB_MR_REREG_TRANS)) {
+		if (sroce_mr_check_access(access))
+			return ERR_PTR(-EINVAL);
+		if (mr->umem->writable || !ib_access_writable(access)) {
+			WRITE_ONCE(mr->pd, pd);
+			WRITE_ONCE(mr->access, access);
+			return NULL;
+		}
 		start = mr->umem->address;
 		length = mr->length;
 		iova = mr->iova;
 	}
-	if (!(flags & IB_MR_REREG_ACCESS))
-		access = mr->access;
 	return sroce_mr_reg_user(pd, start, length, iova, access, udata);
 }
 
@@ -346,7 +360,8 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, int access, u64 va,
 {
 	u64 end;
 
-	if (mr->pd != pd || (access & mr->access) != access)
+	if (READ_ONCE(mr->pd) != pd ||
+	    (access & READ_ONCE(mr->access)) != access)
 		return -EACCES;
 	if (va < mr->iova || check_add_overflow(va, len, &end) ||
 	    end > mr->iova + mr->length)

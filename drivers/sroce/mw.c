@@ -36,6 +36,12 @@
 #define SROCE_MW_ACCESS_OK						\
 	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |		\
 	 IB_ACCESS_REMOTE_ATOMIC)
+/*
+ * Local write is no right of a window (its region has it or not), but
+ * applications pass it with the remote rights (rdma-core's own suite
+ * does, and rdma_rxe and mlx5 accept it): accepted and ignored.
+ */
+#define SROCE_MW_ACCESS_IGNORED IB_ACCESS_LOCAL_WRITE
 
 /**
  * sroce_mw_alloc() - ops.alloc_mw
@@ -159,24 +165,26 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 	const struct sroce_wqe_bind *b = &w->op.bind;
 	u64 addr = b->addr, len = b->length;
 	struct sroce_dev *sdev = qp->sdev;
-	int access = (int)b->access;
+	int access = (int)(b->access & SROCE_MW_ACCESS_OK);
 	struct sroce_mr *mr = NULL;
 	struct sroce_mw *mw;
 	unsigned long flags;
+	int mr_access;
 	int ret;
 
 	lockdep_assert_held(&qp->lock);
-	if (b->access & ~SROCE_MW_ACCESS_OK)
+	if (b->access & ~(SROCE_MW_ACCESS_OK | SROCE_MW_ACCESS_IGNORED))
 		return -EINVAL;
 	if (len) {
 		mr = sroce_mr_lookup_local(sdev, b->mr_lkey, qp->ibqp.pd, 0,
 					   addr, len);
 		if (IS_ERR(mr))
 			return -EINVAL;
-		if (!(mr->access & IB_ACCESS_MW_BIND) ||
+		mr_access = READ_ONCE(mr->access);
+		if (!(mr_access & IB_ACCESS_MW_BIND) ||
 		    ((access & (IB_ACCESS_REMOTE_WRITE |
 				IB_ACCESS_REMOTE_ATOMIC)) &&
-		     !(mr->access & IB_ACCESS_LOCAL_WRITE))) {
+		     !(mr_access & IB_ACCESS_LOCAL_WRITE))) {
 			sroce_mr_put(mr);
 			return -EINVAL;
 		}

@@ -110,6 +110,8 @@ constexpr verbs_context_ops make_context_ops()
 	ops.poll_cq = poll_cq;
 	ops.req_notify_cq = req_notify_cq;
 	ops.resize_cq = resize_cq;
+	/* cq_ex.cpp */
+	ops.create_cq_ex = create_cq_ex;
 	/* qp.cpp */
 	ops.create_qp = create_qp;
 	ops.modify_qp = modify_qp;
@@ -119,6 +121,8 @@ constexpr verbs_context_ops make_context_ops()
 	ops.post_recv = post_recv;
 	ops.attach_mcast = attach_mcast;
 	ops.detach_mcast = detach_mcast;
+	/* qp_ex.cpp */
+	ops.create_qp_ex = create_qp_ex;
 	/* srq.cpp */
 	ops.create_srq = create_srq;
 	ops.modify_srq = modify_srq;

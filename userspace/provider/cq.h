@@ -26,6 +26,15 @@ struct cq {
 	ring_view ring; /* under lock */
 	ring_mapping map; /* the mapping of the ring; under lock */
 	bool broken; /* a resize left no usable ring: poll fails */
+	/*
+	 * The extended poll (cq_ex.cpp): from start_poll to end_poll the
+	 * lock is held, cons is the consumer index start_poll found, cur
+	 * the index of the CQE being read and wc that CQE as a work
+	 * completion, which the ibv_wc_read_*() accessors read.
+	 */
+	std::uint32_t cons;
+	std::uint32_t cur;
+	ibv_wc wc;
 };
 static_assert(std::is_standard_layout_v<cq>);
 static_assert(std::is_trivially_default_constructible_v<cq>);
@@ -41,6 +50,24 @@ int destroy_cq(ibv_cq *ibcq) noexcept;
 int poll_cq(ibv_cq *ibcq, int num_entries, ibv_wc *wc) noexcept;
 int req_notify_cq(ibv_cq *ibcq, int solicited_only) noexcept;
 int resize_cq(ibv_cq *ibcq, int cqe) noexcept;
+
+/*
+ * The extended CQ (cq_ex.cpp): the same CQ and ring, polled through
+ * ibv_start_poll() and the ibv_wc_read_*() accessors.
+ */
+ibv_cq_ex *create_cq_ex(ibv_context *ibctx, ibv_cq_init_attr_ex *attr) noexcept;
+
+/*
+ * What create_cq_ex() accepts: the IBV_WC_STANDARD_FLAGS, the comp_mask
+ * bit IBV_CQ_INIT_ATTR_MASK_FLAGS with IBV_CREATE_CQ_ATTR_SINGLE_THREADED
+ * (a hint: the CQ locks anyway).  0, or EOPNOTSUPP for the rest:
+ * completion timestamps (struct sroce_cqe carries none), CVLAN, flow tags,
+ * tag matching, IGNORE_OVERRUN, a parent domain.
+ */
+int check_cq_init_attr(const ibv_cq_init_attr_ex &attr) noexcept;
+
+/* The poll and read callbacks of ibv_cq_ex, for the fields wc_flags asks. */
+void set_cq_ex_ops(cq *c, std::uint64_t wc_flags) noexcept;
 
 } /* namespace sroce */
 

@@ -17,15 +17,14 @@
 #include <cstdlib>
 #include <unistd.h>
 
+#include "cq.h"
 #include "qp.h"
 #include "uverbs_cmd.h"
 
 namespace sroce {
 
-namespace {
-
 /* The doorbell: POST_SEND without work requests (sroce-abi.h). */
-int ring_doorbell(ibv_qp *ibqp) noexcept
+int qp_ring_doorbell(ibv_qp *ibqp) noexcept
 {
 	ib_uverbs_post_send_resp resp{};
 	post_send_cmd cmd = make_doorbell_cmd(ibqp->handle, &resp);
@@ -38,7 +37,66 @@ int ring_doorbell(ibv_qp *ibqp) noexcept
 	return n == static_cast<ssize_t>(post_send_cmd::size) ? 0 : EIO;
 }
 
-} /* namespace */
+int qp_setup(qp *q, ibv_context *ibctx, const ibv_qp_cap &cap, bool has_srq,
+	     const sroce_create_qp_resp &drv) noexcept
+{
+	/*
+	 * An SQ entry holds the header and the gather list or the inline
+	 * data, whichever is larger; each ring holds at least the granted
+	 * depth.
+	 */
+	const std::uint32_t max_inline = drv.max_inline_data;
+	const ring_need sq_need{
+		.what = "QP SQ",
+		.min_entry_size =
+			sq_entry_min(cap.max_send_sge,
+				     std::max(max_inline, cap.max_inline_data)),
+		.min_entries = cap.max_send_wr,
+		.has_notify = true,
+	};
+	int ret = map_ring(ibctx, drv.sq, sq_need, &q->sq.ring, &q->sq_map);
+	if (ret != 0)
+		return ret;
+	scope_exit unmap_sq([q] { unmap_ring(&q->sq_map); });
+
+	/* With an SRQ (srq.cpp) the QP has no receive queue to map. */
+	if (!has_srq) {
+		const ring_need rq_need{
+			.what = "QP RQ",
+			.min_entry_size = rq_entry_min(cap.max_recv_sge),
+			.min_entries = cap.max_recv_wr,
+			.has_notify = false,
+		};
+		ret = map_ring(ibctx, drv.rq, rq_need, &q->rq.ring, &q->rq_map);
+		if (ret != 0)
+			return ret;
+	}
+	scope_exit unmap_rq([q] { unmap_ring(&q->rq_map); });
+
+	ret = pthread_spin_init(&q->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret != 0)
+		return ret;
+	ret = pthread_spin_init(&q->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret != 0) {
+		pthread_spin_destroy(&q->sq_lock);
+		return ret;
+	}
+	q->sq.max_sge = cap.max_send_sge;
+	q->sq.max_inline = max_inline;
+	q->rq.max_sge = cap.max_recv_sge;
+	q->rq.max_inline = 0;
+	unmap_rq.release();
+	unmap_sq.release();
+	return 0;
+}
+
+void qp_teardown(qp *q) noexcept
+{
+	unmap_ring(&q->sq_map);
+	unmap_ring(&q->rq_map);
+	pthread_spin_destroy(&q->sq_lock);
+	pthread_spin_destroy(&q->rq_lock);
+}
 
 /*
  * The QP type, SRQ and capabilities go to the kernel as they are: it
@@ -64,66 +122,46 @@ ibv_qp *create_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept
 		return null_with_errno(ret);
 	scope_exit destroy([q] { ibv_cmd_destroy_qp(&q->vqp.qp); });
 
-	/*
-	 * What the kernel granted, as libibverbs wrote it back: an SQ entry
-	 * holds the header and the gather list or the inline data, whichever
-	 * is larger; each ring holds at least the granted depth.
-	 */
-	const ibv_qp_cap &cap = attr->cap;
-	const std::uint32_t max_inline = resp.drv.max_inline_data;
-	const ring_need sq_need{
-		.what = "QP SQ",
-		.min_entry_size =
-			sq_entry_min(cap.max_send_sge,
-				     std::max(max_inline, cap.max_inline_data)),
-		.min_entries = cap.max_send_wr,
-		.has_notify = true,
-	};
-	ret = map_ring(pd->context, resp.drv.sq, sq_need, &q->sq.ring,
-		       &q->sq_map);
+	/* What the kernel granted, as libibverbs wrote it back. */
+	ret = qp_setup(q, pd->context, attr->cap, attr->srq != nullptr,
+		       resp.drv);
 	if (ret != 0)
 		return null_with_errno(ret);
-	scope_exit unmap_sq([q] { unmap_ring(&q->sq_map); });
-
-	/* With an SRQ (srq.cpp) the QP has no receive queue to map. */
-	if (attr->srq == nullptr) {
-		const ring_need rq_need{
-			.what = "QP RQ",
-			.min_entry_size = rq_entry_min(cap.max_recv_sge),
-			.min_entries = cap.max_recv_wr,
-			.has_notify = false,
-		};
-		ret = map_ring(pd->context, resp.drv.rq, rq_need, &q->rq.ring,
-			       &q->rq_map);
-		if (ret != 0)
-			return null_with_errno(ret);
-	}
-	scope_exit unmap_rq([q] { unmap_ring(&q->rq_map); });
-
-	ret = pthread_spin_init(&q->sq_lock, PTHREAD_PROCESS_PRIVATE);
-	if (ret != 0)
-		return null_with_errno(ret);
-	ret = pthread_spin_init(&q->rq_lock, PTHREAD_PROCESS_PRIVATE);
-	if (ret != 0) {
-		pthread_spin_destroy(&q->sq_lock);
-		return null_with_errno(ret);
-	}
-	q->sq.max_sge = cap.max_send_sge;
-	q->sq.max_inline = max_inline;
-	q->rq.max_sge = cap.max_recv_sge;
-	q->rq.max_inline = 0;
-
-	unmap_rq.release();
-	unmap_sq.release();
 	destroy.release();
 	free_qp.release();
 	return &q->vqp.qp;
 }
 
+namespace {
+
+/*
+ * A QP entering RESET leaves no completion to poll (ibv_modify_qp(3): its
+ * work requests are gone, and so are their completions, flushes
+ * included): the CQEs of the QP still in its CQs are dropped.
+ */
+void purge_cqes(ibv_qp *ibqp) noexcept
+{
+	ibv_cq *cqs[2] = {ibqp->send_cq, ibqp->recv_cq};
+
+	for (std::size_t i = 0; i < 2; ++i) {
+		if (cqs[i] == nullptr || (i == 1 && cqs[1] == cqs[0]))
+			continue;
+		cq *c = to_cq(cqs[i]);
+
+		pthread_spin_lock(&c->lock);
+		if (!c->broken)
+			cq_ring_purge(c->ring, ibqp->qp_num);
+		pthread_spin_unlock(&c->lock);
+	}
+}
+
+} /* namespace */
+
 /*
  * No driver data.  libibverbs stores the new state in ibqp->state after
  * this returns 0.  Entering RESET: the kernel has zeroed both rings'
- * indices, so the provider's copies start over too.
+ * indices, so the provider's copies start over too, and the QP's
+ * completions not polled yet are dropped.
  */
 int modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask) noexcept
 {
@@ -142,6 +180,7 @@ int modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask) noexcept
 		pthread_spin_lock(&q->rq_lock);
 		wq_reset(q->rq);
 		pthread_spin_unlock(&q->rq_lock);
+		purge_cqes(ibqp);
 	}
 	return 0;
 }
@@ -163,10 +202,8 @@ int destroy_qp(ibv_qp *ibqp) noexcept
 
 	if (ret != 0)
 		return ret;
-	unmap_ring(&q->sq_map);
-	unmap_ring(&q->rq_map);
-	pthread_spin_destroy(&q->sq_lock);
-	pthread_spin_destroy(&q->rq_lock);
+	qp_teardown(q);
+	wrb_free(q->wrb);
 	std::free(q);
 	return 0;
 }
@@ -209,7 +246,7 @@ int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept
 	pthread_spin_unlock(&q->sq_lock);
 
 	if (posted != 0 && sq_doorbell_needed(q->sq.ring)) {
-		const int db = ring_doorbell(ibqp);
+		const int db = qp_ring_doorbell(ibqp);
 
 		if (db != 0 && ret == 0) {
 			*bad_wr = wr;

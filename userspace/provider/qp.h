@@ -12,6 +12,7 @@
 #include "ring_map.h"
 #include "sroce.h"
 #include "wqe.h"
+#include "wr_builder.h"
 
 namespace sroce {
 
@@ -31,6 +32,8 @@ struct qp {
 	work_queue rq; /* under rq_lock */
 	ring_mapping sq_map; /* the mappings of the rings */
 	ring_mapping rq_map;
+	/* The ibv_wr_*() batch (qp_ex.cpp); under sq_lock while open. */
+	wr_builder wrb;
 };
 static_assert(std::is_standard_layout_v<qp>);
 static_assert(std::is_trivially_default_constructible_v<qp>);
@@ -41,6 +44,43 @@ inline qp *to_qp(ibv_qp *ibqp) noexcept
 }
 
 ibv_qp *create_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept;
+
+/*
+ * After the kernel created q: its rings mapped (the SQ's, and the RQ's
+ * unless has_srq), its locks, its limits from what the kernel granted
+ * (cap, as libibverbs wrote it back, and the driver response).  0, or an
+ * errno with nothing left mapped or initialised.
+ */
+int qp_setup(qp *q, ibv_context *ibctx, const ibv_qp_cap &cap, bool has_srq,
+	     const sroce_create_qp_resp &drv) noexcept;
+
+/* The inverse of a successful qp_setup(). */
+void qp_teardown(qp *q) noexcept;
+
+/*
+ * The doorbell: POST_SEND for the QP without work requests, written to
+ * the uverbs file; 0 or an errno.
+ */
+int qp_ring_doorbell(ibv_qp *ibqp) noexcept;
+
+/*
+ * ibv_create_qp_ex() (qp_ex.cpp): the QP of create_qp(), and with
+ * IBV_QP_INIT_ATTR_SEND_OPS_FLAGS the ibv_wr_*() post API for those
+ * opcodes.
+ */
+ibv_qp *create_qp_ex(ibv_context *ibctx, ibv_qp_init_attr_ex *attr) noexcept;
+
+/*
+ * What create_qp_ex() accepts: comp_mask IBV_QP_INIT_ATTR_PD (required),
+ * _SEND_OPS_FLAGS and _CREATE_FLAGS with no flag; send_ops_flags naming
+ * only opcodes the QP type can post (ibv_post_send(3)'s), for RC, UC and
+ * UD.  0, EINVAL without a PD, else EOPNOTSUPP (XRC, TSO, atomic write,
+ * RSS, creation flags).
+ */
+int check_qp_init_attr(const ibv_qp_init_attr_ex &attr) noexcept;
+
+/* The ibv_qp_ex callbacks for send_ops_flags, and VERBS_QP_EX. */
+void set_qp_ex_ops(qp *q, std::uint64_t send_ops_flags) noexcept;
 int modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask) noexcept;
 int query_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask,
 	     ibv_qp_init_attr *init_attr) noexcept;

@@ -4,6 +4,7 @@
  */
 #include "ring.h"
 
+#include <cerrno>
 #include <cstring>
 
 namespace sroce {
@@ -139,6 +140,68 @@ int cq_ring_poll(const ring_view &ring, std::span<ibv_wc> wc) noexcept
 	if (n != 0)
 		cons_ref.store(cons + n, std::memory_order_release);
 	return static_cast<int>(n);
+}
+
+std::uint32_t cq_ring_consumer(const ring_view &ring) noexcept
+{
+	/* Only this side writes it. */
+	return std::atomic_ref<std::uint32_t>(*ring.consumer)
+		.load(std::memory_order_relaxed);
+}
+
+int cq_ring_at(const ring_view &ring, std::uint32_t cons, std::uint32_t cur,
+	       ibv_wc *wc) noexcept
+{
+	const std::uint32_t prod =
+		std::atomic_ref<std::uint32_t>(*ring.producer)
+			.load(std::memory_order_acquire);
+	const std::uint32_t used = ring_used(prod, cons);
+
+	if (used > ring.mask + 1)
+		return EIO;
+	if (ring_used(cur, cons) >= used)
+		return ENOENT;
+	sroce_cqe cqe;
+
+	std::memcpy(&cqe, ring.slot(cur).data(), sizeof(cqe));
+	cqe_to_wc(cqe, wc);
+	return 0;
+}
+
+void cq_ring_consume(const ring_view &ring, std::uint32_t cons) noexcept
+{
+	std::atomic_ref<std::uint32_t>(*ring.consumer)
+		.store(cons, std::memory_order_release);
+}
+
+std::uint32_t cq_ring_purge(const ring_view &ring,
+			    std::uint32_t qp_num) noexcept
+{
+	const std::uint32_t cons = cq_ring_consumer(ring);
+	const std::uint32_t prod =
+		std::atomic_ref<std::uint32_t>(*ring.producer)
+			.load(std::memory_order_acquire);
+	const std::uint32_t used = ring_used(prod, cons);
+	std::uint32_t dropped = 0;
+
+	if (used > ring.mask + 1)
+		return 0;
+	/* From the newest down: each kept CQE moves up by the gap so far. */
+	for (std::uint32_t k = 1; k <= used; ++k) {
+		const std::uint32_t idx = prod - k;
+		const std::span<unsigned char> from = ring.slot(idx);
+		sroce_cqe cqe;
+
+		std::memcpy(&cqe, from.data(), sizeof(cqe));
+		if (cqe.qp_num == qp_num)
+			++dropped;
+		else if (dropped != 0)
+			std::memcpy(ring.slot(idx + dropped).data(),
+				    from.data(), from.size());
+	}
+	if (dropped != 0)
+		cq_ring_consume(ring, cons + dropped);
+	return dropped;
 }
 
 void cq_ring_arm(const ring_view &ring, bool solicited_only) noexcept

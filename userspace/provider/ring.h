@@ -99,6 +99,32 @@ void cqe_to_wc(const sroce_cqe &cqe, ibv_wc *wc) noexcept;
  */
 int cq_ring_poll(const ring_view &ring, std::span<ibv_wc> wc) noexcept;
 
+/*
+ * The extended poll's cursor (cq_ex.cpp): the consumer index as this side
+ * last stored it, and the CQE at free-running index cur as a work
+ * completion.  cq_ring_at() returns 0 with *wc filled, ENOENT when the
+ * kernel has produced nothing at cur yet, or EIO when the producer index
+ * is more than a ring ahead of cons (a corrupted ring).  Neither moves the
+ * consumer index: cq_ring_consume() stores it (release) once the CQEs
+ * before it are read.
+ */
+std::uint32_t cq_ring_consumer(const ring_view &ring) noexcept;
+int cq_ring_at(const ring_view &ring, std::uint32_t cons, std::uint32_t cur,
+	       ibv_wc *wc) noexcept;
+void cq_ring_consume(const ring_view &ring, std::uint32_t cons) noexcept;
+
+/*
+ * Drop the CQEs of QP qp_num that are not consumed yet, keeping the order
+ * of the others: they move towards the producer end over the dropped ones
+ * and the consumer index advances past the gap (release).  The kernel
+ * only ever writes slots beyond the producer index, so it may go on
+ * producing meanwhile.  Returns how many were dropped (0 for a corrupted
+ * ring).  For a QP entering RESET, whose completions must not be polled
+ * after it (ibv_modify_qp(3)); the caller holds the CQ's lock.
+ */
+std::uint32_t cq_ring_purge(const ring_view &ring,
+			    std::uint32_t qp_num) noexcept;
+
 /* Arm: SROCE_CQ_NOTIFY_SOLICITED if solicited_only, else NEXT_COMP. */
 void cq_ring_arm(const ring_view &ring, bool solicited_only) noexcept;
 

@@ -143,6 +143,15 @@ struct verbs_cq {
 	};
 };
 
+/*
+ * verbs_qp.comp_mask: VERBS_QP_EX says the QP has the ibv_wr_*() post
+ * API, and ibv_qp_to_qp_ex() returns its ibv_qp_ex only then.
+ */
+enum : std::uint32_t {
+	VERBS_QP_XRCD = 1U << 0,
+	VERBS_QP_EX = 1U << 1,
+};
+
 /* The extended QP object. */
 struct verbs_qp {
 	union {
@@ -374,6 +383,15 @@ int ibv_cmd_resize_cq(ibv_cq *cq, int cqe, ib_uverbs_cmd_hdr *cmd,
 int ibv_cmd_create_qp(ibv_pd *pd, ibv_qp *qp, ibv_qp_init_attr *attr,
 		      ib_uverbs_cmd_hdr *cmd, std::size_t cmd_size,
 		      ib_uverbs_create_qp_resp *resp, std::size_t resp_size);
+/*
+ * The same command for ibv_create_qp_ex(): attr_ex->comp_mask may hold
+ * IBV_QP_INIT_ATTR_PD, _XRCD and _SEND_OPS_FLAGS (others: EINVAL); it
+ * sets qp->qp the same way, and qp->comp_mask to 0 (or VERBS_QP_XRCD).
+ */
+int ibv_cmd_create_qp_ex(ibv_context *context, verbs_qp *qp,
+			 ibv_qp_init_attr_ex *attr_ex, ib_uverbs_cmd_hdr *cmd,
+			 std::size_t cmd_size, ib_uverbs_create_qp_resp *resp,
+			 std::size_t resp_size);
 int ibv_cmd_modify_qp(ibv_qp *qp, ibv_qp_attr *attr, int attr_mask,
 		      ib_uverbs_cmd_hdr *cmd, std::size_t cmd_size);
 int ibv_cmd_query_qp(ibv_qp *qp, ibv_qp_attr *qp_attr, int attr_mask,
@@ -436,6 +454,7 @@ SROCE_IBVERBS_PRIVATE(ibv_cmd_create_cq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_destroy_cq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_resize_cq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_create_qp);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_create_qp_ex);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_modify_qp);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_query_qp);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_destroy_qp);

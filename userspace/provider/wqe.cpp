@@ -164,16 +164,6 @@ bool has_room(const ring_view &ring, std::uint32_t prod, std::uint32_t *cons)
 	return ring_used(prod, *cons) < entries;
 }
 
-/* Make the WQEs up to prod visible to the kernel. */
-void publish(work_queue &wq, std::uint32_t prod)
-{
-	if (prod == wq.prod)
-		return;
-	std::atomic_ref<std::uint32_t>(*wq.ring.producer)
-		.store(prod, std::memory_order_release);
-	wq.prod = prod;
-}
-
 /*
  * wq_post_send() and wq_post_recv(): encode(*wr, slot) each request into
  * the slot of the next producer index while there is room, publish what
@@ -198,7 +188,7 @@ int post_list(work_queue &wq, Wr *wr, Wr **bad_wr, std::uint32_t *posted,
 		if (ret != 0)
 			break;
 	}
-	publish(wq, prod);
+	wq_publish(wq, prod);
 	if (ret != 0)
 		*bad_wr = wr;
 	*posted = prod - start;
@@ -206,6 +196,11 @@ int post_list(work_queue &wq, Wr *wr, Wr **bad_wr, std::uint32_t *posted,
 }
 
 } /* namespace */
+
+bool send_opcode_supported(ibv_wr_opcode opcode, ibv_qp_type qp_type) noexcept
+{
+	return send_opcode(opcode, qp_type) != nullptr;
+}
 
 int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 		    std::uint32_t max_sge, std::uint32_t max_inline,
@@ -319,6 +314,27 @@ int encode_recv_wqe(const ibv_recv_wr &wr, std::uint32_t max_sge,
 	std::memcpy(slot.data(), &w, sizeof(w));
 	put_sges(sges, slot.subspan(sizeof(w)));
 	return 0;
+}
+
+/* Make the WQEs up to prod visible to the kernel. */
+void wq_publish(work_queue &wq, std::uint32_t prod) noexcept
+{
+	if (prod == wq.prod)
+		return;
+	std::atomic_ref<std::uint32_t>(*wq.ring.producer)
+		.store(prod, std::memory_order_release);
+	wq.prod = prod;
+}
+
+int wq_encode_send_at(work_queue &wq, ibv_qp_type qp_type,
+		      const ibv_send_wr &wr, std::uint32_t prod) noexcept
+{
+	std::uint32_t cons = load_consumer(wq.ring);
+
+	if (!has_room(wq.ring, prod, &cons))
+		return ENOMEM;
+	return encode_send_wqe(wr, qp_type, wq.max_sge, wq.max_inline,
+			       wq.ring.slot(prod));
 }
 
 int wq_post_send(work_queue &wq, ibv_qp_type qp_type, ibv_send_wr *wr,

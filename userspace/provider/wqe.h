@@ -93,6 +93,12 @@ int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 		    std::span<unsigned char> slot) noexcept;
 
 /*
+ * Can a QP of qp_type post opcode from user space at all (the protocol
+ * core's work-request table)?  encode_send_wqe() refuses the others.
+ */
+bool send_opcode_supported(ibv_wr_opcode opcode, ibv_qp_type qp_type) noexcept;
+
+/*
  * The same for a receive: the sroce_recv_wqe header, then the scatter
  * list; EINVAL for too many SGEs or a WQE larger than the slot.
  */
@@ -111,6 +117,18 @@ int wq_post_send(work_queue &wq, ibv_qp_type qp_type, ibv_send_wr *wr,
 		 ibv_send_wr **bad_wr, std::uint32_t *posted) noexcept;
 int wq_post_recv(work_queue &wq, ibv_recv_wr *wr,
 		 ibv_recv_wr **bad_wr) noexcept;
+
+/*
+ * One send request into the slot of free-running index prod (not yet
+ * published), for a caller that publishes a batch itself (the ibv_wr_*()
+ * post of wr_builder.h).  Returns 0, ENOMEM when the ring has no room at
+ * prod, or EINVAL from encode_send_wqe().  The caller holds the lock.
+ */
+int wq_encode_send_at(work_queue &wq, ibv_qp_type qp_type,
+		      const ibv_send_wr &wr, std::uint32_t prod) noexcept;
+
+/* Publish the WQEs up to prod (release), if there are new ones. */
+void wq_publish(work_queue &wq, std::uint32_t prod) noexcept;
 
 /* The QP went to RESET: the kernel zeroed the ring's indices. */
 inline void wq_reset(work_queue &wq) noexcept

@@ -540,7 +540,8 @@ struct sroce_create_ah_resp {
  * DEALLOC_MW have no driver tail either way.  The core response carries
  * the lkey and rkey (equal for sroce: one key per region, an index in the
  * upper 24 bits and a per-registration variant in the low 8 bits).
- * REREG_MR always registers anew: both keys change, and stay equal.  A
+ * REREG_MR keeps both keys for a change of rights or PD, and registers
+ * anew for a new translation: both keys change, and stay equal.  A
  * window's rkey comes from the same table of indexes; each bind changes
  * its low byte.  DEREG_MR fails with EBUSY while windows are bound to the
  * region.

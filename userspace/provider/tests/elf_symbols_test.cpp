@@ -224,9 +224,9 @@ TEST_F(ProviderElf, PrivateImportsAreVersioned)
 	     {"_verbs_init_and_alloc_context", "verbs_uninit_context",
 	      "verbs_set_ops", "ibv_cmd_get_context",
 	      "ibv_cmd_query_device_any", "ibv_cmd_query_port",
-	      "ibv_cmd_create_qp", "ibv_cmd_modify_qp", "ibv_cmd_query_qp",
-	      "ibv_cmd_destroy_qp", "ibv_cmd_rereg_mr", "ibv_cmd_alloc_mw",
-	      "ibv_cmd_dealloc_mw", "ibv_cmd_attach_mcast",
+	      "ibv_cmd_create_qp", "ibv_cmd_create_qp_ex", "ibv_cmd_modify_qp",
+	      "ibv_cmd_query_qp", "ibv_cmd_destroy_qp", "ibv_cmd_rereg_mr",
+	      "ibv_cmd_alloc_mw", "ibv_cmd_dealloc_mw", "ibv_cmd_attach_mcast",
 	      "ibv_cmd_detach_mcast"}) {
 		const dyn_symbol *s = symbol(name);
 

@@ -64,6 +64,32 @@ protected:
 		return true;
 	}
 
+	/* A receive completion of QP qpn. */
+	void post_qp(std::uint64_t wr_id, std::uint32_t qpn)
+	{
+		sroce_cqe c{};
+		c.wr_id = wr_id;
+		c.opcode = IBV_WC_RECV;
+		c.qp_num = qpn;
+		std::memcpy(view_.slot(prod_).data(), &c, sizeof(c));
+		++prod_;
+		std::atomic_ref<std::uint32_t>(*view_.producer)
+			.store(prod_, std::memory_order_release);
+	}
+
+	/* Poll everything: the wr_ids in order. */
+	std::vector<std::uint64_t> drain()
+	{
+		ibv_wc wc[16];
+		const int n = sroce::cq_ring_poll(view_, wc);
+		std::vector<std::uint64_t> ids(
+			n > 0 ? static_cast<std::size_t>(n) : 0);
+
+		for (std::size_t i = 0; i < ids.size(); ++i)
+			ids[i] = wc[i].wr_id;
+		return ids;
+	}
+
 	sroce_ring_info info_{};
 	sroce::ring_layout layout_{};
 	std::vector<unsigned char> mem_;
@@ -163,6 +189,48 @@ TEST_F(Ring, SlotIsTheEntryOfTheFreeRunningIndex)
 			<< index;
 		EXPECT_EQ(s.size(), 64U) << index;
 	}
+}
+
+TEST_F(Ring, PurgeDropsOneQpsCqesAndKeepsTheOrder)
+{
+	make(8);
+	post_qp(1, 7);
+	post_qp(2, 9);
+	post_qp(3, 7);
+	post_qp(4, 9);
+	post_qp(5, 7);
+	EXPECT_EQ(sroce::cq_ring_purge(view_, 7), 3U);
+	EXPECT_EQ(*view_.consumer, 3U);
+	EXPECT_EQ(drain(), (std::vector<std::uint64_t>{2, 4}));
+	/* Nothing of that QP left: nothing dropped, nothing moves. */
+	post_qp(6, 9);
+	EXPECT_EQ(sroce::cq_ring_purge(view_, 7), 0U);
+	EXPECT_EQ(drain(), (std::vector<std::uint64_t>{6}));
+}
+
+TEST_F(Ring, PurgeAcrossTheWrapAndOfAFullRing)
+{
+	make(4);
+	set_indices(0xfffffffe);
+	post_qp(1, 5);
+	post_qp(2, 6);
+	post_qp(3, 5);
+	post_qp(4, 6);
+	EXPECT_EQ(sroce::cq_ring_purge(view_, 6), 2U);
+	EXPECT_EQ(*view_.consumer, 0U);
+	EXPECT_EQ(drain(), (std::vector<std::uint64_t>{1, 3}));
+	post_qp(5, 6);
+	post_qp(6, 6);
+	EXPECT_EQ(sroce::cq_ring_purge(view_, 6), 2U);
+	EXPECT_EQ(drain(), std::vector<std::uint64_t>{});
+}
+
+TEST_F(Ring, PurgeLeavesACorruptedRingAlone)
+{
+	make(4);
+	*view_.producer = 5;
+	EXPECT_EQ(sroce::cq_ring_purge(view_, 0), 0U);
+	EXPECT_EQ(*view_.consumer, 0U);
 }
 
 TEST_F(Ring, ArmSetsTheBitItIsAsked)

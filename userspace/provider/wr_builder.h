@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * wr_builder.h - the send requests of the ibv_wr_*() post API
+ * (ibv_wr_post(3)) as a batch of WQEs: each opcode builder opens a request,
+ * the setters (ibv_wr_set_sge, _sge_list, _inline_data, _inline_data_list,
+ * _ud_addr) fill it, and it is encoded into its ring slot by the same
+ * encoder as ibv_post_send() (encode_send_wqe, wqe.h) when the next one
+ * opens or the batch completes.  ibv_wr_complete() publishes the batch
+ * all at once, or nothing when any request of it failed; ibv_wr_abort()
+ * drops it.
+ *
+ * Pure logic over memory like wqe.h: qp_ex.cpp adds the lock, which is
+ * held from ibv_wr_start() to ibv_wr_complete() or ibv_wr_abort(), the QP
+ * state check and the doorbell.
+ *
+ * Inline data is copied into the builder's own buffer when it is set (the
+ * caller may reuse its buffer as soon as the setter returns) and encoded
+ * from there as IBV_SEND_INLINE; a gather list is kept by value.
+ */
+#ifndef SROCE_PROVIDER_WR_BUILDER_H
+#define SROCE_PROVIDER_WR_BUILDER_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include <infiniband/verbs.h>
+
+#include "wqe.h"
+
+namespace sroce {
+
+/* Trivial: it lives in the calloc()ed struct qp. */
+struct wr_builder {
+	ibv_send_wr wr; /* the open request */
+	ibv_sge *sges; /* max_sge entries: its gather list */
+	unsigned char *inl; /* max_inline bytes: its inline data */
+	std::uint32_t max_sge; /* sizes of sges and inl */
+	std::uint32_t max_inline;
+	std::uint32_t prod; /* the slot of the next request */
+	int err; /* the batch's first error, or 0 */
+	bool open; /* wr is a request not yet encoded */
+};
+
+/*
+ * The buffers for a QP's limits (sges: at least one entry); 0 or ENOMEM.
+ * wrb_free() frees them (also after a failed wrb_alloc()).
+ */
+int wrb_alloc(wr_builder &b, std::uint32_t max_sge,
+	      std::uint32_t max_inline) noexcept;
+void wrb_free(wr_builder &b) noexcept;
+
+/* ibv_wr_start(): a new batch from the queue's producer index. */
+void wrb_start(wr_builder &b, const work_queue &wq) noexcept;
+
+/*
+ * An opcode builder: encodes the open request, if any, then opens one of
+ * opcode with wr_id and send_flags (ibv_qp_ex.wr_id and wr_flags) and no
+ * data.  The caller fills the opcode's fields in b.wr.
+ */
+void wrb_open(wr_builder &b, work_queue &wq, ibv_qp_type qp_type,
+	      ibv_wr_opcode opcode, std::uint64_t wr_id,
+	      unsigned int send_flags) noexcept;
+
+/*
+ * The setters.  Each fails the batch (EINVAL) without an open request,
+ * with more SGEs than max_sge or more inline bytes than max_inline.
+ */
+void wrb_set_sge_list(wr_builder &b, std::size_t num_sge,
+		      const ibv_sge *sg_list) noexcept;
+void wrb_set_inline_list(wr_builder &b, std::size_t num_buf,
+			 const ibv_data_buf *buf_list) noexcept;
+void wrb_set_ud_addr(wr_builder &b, ibv_ah *ah, std::uint32_t remote_qpn,
+		     std::uint32_t remote_qkey) noexcept;
+
+/*
+ * ibv_wr_complete(): encodes the open request and publishes the batch;
+ * returns 0 and *posted (the WQEs published), or the batch's first error
+ * with nothing published (the slots written are overwritten by the next
+ * batch).
+ */
+int wrb_complete(wr_builder &b, work_queue &wq, ibv_qp_type qp_type,
+		 std::uint32_t *posted) noexcept;
+
+/* ibv_wr_abort(): nothing of the batch is published. */
+void wrb_abort(wr_builder &b) noexcept;
+
+} /* namespace sroce */
+
+#endif /* SROCE_PROVIDER_WR_BUILDER_H */

@@ -134,8 +134,8 @@ test_srq() {
 perf() {
 	local prog=$1
 	shift
-	local_pair sroce0 sroce0 "$(g0)" "$(g0)" "$prog" -n 200 "$@" > /dev/null
-	echo "$PAIR_OUT"
+	# run_pair prints both sides' output, also when one fails.
+	local_pair sroce0 sroce0 "$(g0)" "$(g0)" "$prog" -n 200 "$@"
 	perftest_check "$prog" 200 1024 "$PAIR_OUT" "$@"
 }
 

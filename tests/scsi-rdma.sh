@@ -217,7 +217,10 @@ iser_login() {
 	modprobe ib_iser
 	mkdir -p /etc/iscsi /run/lock/iscsi /var/lib/iscsi
 	echo "InitiatorName=$INITIATOR_IQN" > /etc/iscsi/initiatorname.iscsi
-	iscsid -f > "$WORK/iscsid.log" 2>&1 &
+	# In a session of its own: the first run of this test was ended by a
+	# SIGTERM to its process group right after the set-up, iscsid's
+	# start the suspect.
+	setsid iscsid -f > "$WORK/iscsid.log" 2>&1 &
 	echo "$!" > "$WORK/iscsid.pid"
 	wait_for 10 iscsid_up || { cat "$WORK/iscsid.log"; fail "iscsid does not start"; }
 	iscsiadm -m node -o new -T "$ISER_IQN" -p "$IP0:3260" -I iser

@@ -34,6 +34,7 @@ constexpr check checks[] = {
 	{"f4-read-after-dereg", f4_read_after_dereg},
 	{"f5-requester-budget", f5_requester_budget},
 	{"f6-read-amplification", f6_read_amplification},
+	{"f6-replay-then-read", f6_replay_then_read},
 	{"f7-memcg", f7_memcg},
 	{"f8-cq-overflow", f8_cq_overflow},
 	{"f9-cnp", f9_cnp},

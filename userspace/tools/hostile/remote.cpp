@@ -21,6 +21,10 @@
  *       ibv_dereg_mr() returned
  *   f6-read-amplification  one duplicate READ of 1 MiB that no resource
  *       answered: no response goes out
+ *   f6-replay-then-read  a duplicate of A's answered READ of 1 MiB, then
+ *       A's next READ while the answer to the duplicate still streams: the
+ *       replay does not take the resource A's READ is owed (max_rd_atomic
+ *       1 on both sides; REM_INV_REQ_ERR before the fix)
  *   f9-cnp  a CNP at the PSN of an outstanding zero-length READ completes
  *       nothing; counted in rx_cnp
  *   f9-reserved-aeth  a reserved AETH syndrome, and a reserved NAK code,
@@ -416,6 +420,47 @@ bool f6_read_amplification(device &a, device &b)
 		   tx, len / mtu);
 	CHECK(tx < 16);
 	CHECK(still_carries(x, y, 13));
+	return true;
+}
+
+bool f6_replay_then_read(device &a, device &b)
+{
+	const qp_opts o = rdma_opts(IBV_MTU_256, std::size_t{4} << 20);
+	const std::uint32_t len = static_cast<std::uint32_t>(o.buf_size) / 2;
+	endpoint x, y;
+	forger f;
+
+	/* max_rd_atomic and max_dest_rd_atomic 1: one READ at a time. */
+	REQUIRE(make_qp_pair(x, y, a, b, o));
+	REQUIRE(f.open(a, b));
+	fill(y.buf.data(), len, 1);
+	ibv_sge sge{x.addr(), len, x.mr->lkey};
+	REQUIRE(post_rdma(x, y, 1, IBV_WR_RDMA_READ, &sge, 1, 0) == 0);
+	CHECK(expect_wc("A's first READ", x.scq, 1, IBV_WC_SUCCESS,
+			IBV_WC_RDMA_READ));
+	EXPECT(mismatch(x.buf.data(), len, 1) < 0, "A's first READ's bytes");
+
+	/* The READ again, as a requester that timed out would ask for it. */
+	const long long dup_before = hw_counter(b, "duplicate_requests");
+	sroce_hdrs h = rc_hdrs(SROCE_OP_RC_READ_REQUEST, y.qp->qp_num, x.psn);
+	h.reth.va = y.addr();
+	h.reth.rkey = y.mr->rkey;
+	h.reth.len = len;
+	REQUIRE(f.send(f.frame(h, nullptr, 0)));
+
+	/*
+	 * A has its answer: its next READ, posted at once, is legitimate
+	 * while B still sends the 8192 responses to the duplicate.
+	 */
+	fill(y.buf.data() + len, len, 2);
+	sge = {x.addr(len), len, x.mr->lkey};
+	REQUIRE(post_rdma(x, y, 2, IBV_WR_RDMA_READ, &sge, 1, len) == 0);
+	CHECK(expect_wc("A's second READ", x.scq, 2, IBV_WC_SUCCESS,
+			IBV_WC_RDMA_READ));
+	EXPECT(mismatch(x.buf.data() + len, len, 2) < 0,
+	       "A's second READ's bytes");
+	CHECK(counter_moved_by(b, "duplicate_requests", dup_before, 1));
+	CHECK(still_carries(x, y, 14));
 	return true;
 }
 

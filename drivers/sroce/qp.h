@@ -191,7 +191,7 @@ struct sroce_res {
  * twice the most a requester may have outstanding (max_dest_rd_atomic): a
  * go-back answers each of those again, and their answers before must stay
  * findable meanwhile.  A power of two, allocated when max_dest_rd_atomic
- * is set (sroce_resp_res_resize()).
+ * is set (sroce_resp_res_alloc()).
  */
 static inline u32 sroce_res_ring_size(u32 max_dest_rd_atomic)
 {

@@ -3,15 +3,17 @@
  * rdatomic.c - RDMA READ and atomic requests at the responder: responder
  * resources, execution, and the replay of duplicates.
  *
- * Responder resources.  A ring of SROCE_RES_RING entries records every
+ * Responder resources.  A ring (sroce_res_ring_size()) records every
  * READ and atomic accepted: what remains to be sent, and, once answered,
  * what a duplicate needs: the PSN range and MSN of a READ (answered again
  * from memory, with the duplicate's RETH checked again) or the original
  * value of an atomic (returned again, not executed twice).
  *
  * A new READ or atomic takes a resource only while fewer than
- * max_dest_rd_atomic wait for their responses.  Under the QP lock, in
- * softirq (the receive path, resp.c).
+ * max_dest_rd_atomic new ones wait for their responses, and an answer
+ * again to a duplicate only while fewer than max_dest_rd_atomic of any
+ * kind wait (sroce_resp_res_granted()).  Under the QP lock, in softirq
+ * (the receive path, resp.c).
  *
  * The ring is allocated when modify_qp sets max_dest_rd_atomic, and grows
  * (never shrinks) when it is set higher: a QP that never answers a READ
@@ -102,20 +104,33 @@ static struct sroce_res *sroce_resp_res_new(struct sroce_qp *qp, u8 type,
 }
 
 /*
- * May a READ or atomic take a resource: max_dest_rd_atomic bounds those
- * waiting for their responses, answers again to duplicates included (a
- * requester has no more outstanding than that, so it never needs more).
- * The ring holds twice as many: the answered ones of the requester's
- * outstanding requests stay findable meanwhile, and a resource granted
- * always finds a slot.
+ * May a READ or atomic take a resource.  max_dest_rd_atomic bounds the
+ * requests waiting for their responses, and, apart, the answers again to
+ * duplicates: a requester has no more than that outstanding, so it never
+ * needs more of either.  The two are bounded apart because a replay may
+ * still stream when the requester, answered by the original responses,
+ * legitimately asks for its next READ: that one may not be refused for
+ * a replay it no longer needs.  A replay is let in only while fewer than
+ * max_dest_rd_atomic of any kind wait: so at most 2 * max_dest_rd_atomic
+ * - 1 wait when a resource is granted, and the ring, at least twice
+ * max_dest_rd_atomic, always has a slot answered already at its head.
  */
-static bool sroce_resp_res_granted(struct sroce_qp *qp)
+static bool sroce_resp_res_granted(struct sroce_qp *qp, bool replay)
 {
-	if (sroce_resp_res_pending(qp) < qp->attr.max_dest_rd_atomic)
+	const struct sroce_resp *rs = &qp->resp;
+	u32 i, owed = 0;
+
+	if (replay) {
+		owed = sroce_resp_res_pending(qp);
+	} else {
+		for (i = rs->res_tail; i != rs->res_head; i++)
+			owed += !sroce_resp_res_at(qp, i)->replay;
+	}
+	if (owed < qp->attr.max_dest_rd_atomic)
 		return true;
 	ibdev_dbg(qp->ibqp.device,
-		  "QP %u: READ/atomic beyond max_dest_rd_atomic %u\n",
-		  qp->ibqp.qp_num, qp->attr.max_dest_rd_atomic);
+		  "QP %u: %s beyond max_dest_rd_atomic %u\n", qp->ibqp.qp_num,
+		  replay ? "replay" : "READ/atomic", qp->attr.max_dest_rd_atomic);
 	return false;
 }
 
@@ -132,8 +147,8 @@ void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	lockdep_assert_held(&qp->lock);
 	sroce_pkt_hdrs(pkt, &h);
 	npkts = sroce_seg_npkts(h.reth.len, qp->pmtu);
-	if (!sroce_resp_res_granted(qp) || h.reth.len > SROCE_MAX_MSG_SIZE ||
-	    npkts > SROCE_REQ_MAX_READ_PKTS) {
+	if (!sroce_resp_res_granted(qp, false) ||
+	    h.reth.len > SROCE_MAX_MSG_SIZE || npkts > SROCE_REQ_MAX_READ_PKTS) {
 		sroce_resp_invalid(qp, pkt, nfy);
 		return;
 	}
@@ -167,7 +182,7 @@ void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 
 	lockdep_assert_held(&qp->lock);
 	sroce_pkt_hdrs(pkt, &h);
-	if (!sroce_resp_res_granted(qp) || !IS_ALIGNED(h.atmeth.va, 8)) {
+	if (!sroce_resp_res_granted(qp, false) || !IS_ALIGNED(h.atmeth.va, 8)) {
 		sroce_resp_invalid(qp, pkt, nfy);
 		return;
 	}
@@ -261,7 +276,7 @@ void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 			r->cur_psn = psn;
 		return;
 	}
-	if (!sroce_resp_res_granted(qp))
+	if (!sroce_resp_res_granted(qp, true))
 		return;
 	if (read && sroce_resp_rkey(qp, IB_ACCESS_REMOTE_READ, h.reth.rkey,
 				    h.reth.va, h.reth.len, &mr))

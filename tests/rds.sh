@@ -21,9 +21,13 @@
 # the RDS/IB transport (SO_RDS_TRANSPORT, read back after bind): "send"
 # (messages of 1 B to 1 MiB each way, fragmented and reassembled by RDS/IB,
 # every byte, the order and the sender checked), "rdma-write" and
-# "rdma-read" (RDS_GET_MR fast registrations, RDMA WRITE and READ through
+# "rdma-read" (fast registrations through RDS_CMSG_RDMA_MAP, the cookie
+# carried to the peer as RDS_CMSG_RDMA_DEST, RDMA WRITE and READ through
 # RDS_CMSG_RDMA_ARGS with a notification, RDS_FREE_MR with invalidation;
-# every byte and the guard bytes around each region checked).  Then the
+# every byte and the guard bytes around each region checked).  Not
+# RDS_GET_MR: 6.1's RDS/IB registers only on a connection's QP, and that
+# setsockopt names none, so it fails with EOPNOTSUPP on every device
+# (Documentation/ulp.md); the tool notes what it answers.  Then the
 # counters show the traffic went through the sroce devices, RDS/IB's
 # connections are torn down by `rmmod rds_rdma`, and `rdma link delete`
 # and `rmmod sroce` are clean.

@@ -14,7 +14,7 @@
  * per check.  The checks, each described in its file:
  *
  *   send        messages.cpp: messages of 1 B to 1 MiB each way, verified
- *   rdma-write  rdma.cpp: RDMA WRITEs into RDS_GET_MR regions, verified
+ *   rdma-write  rdma.cpp: RDMA WRITEs into mapped regions, verified
  *   rdma-read   rdma.cpp: RDMA READs from them, verified
  *   all         the three in turn
  *

@@ -2,13 +2,22 @@
 /*
  * rdma.cpp - checks "rdma-write" and "rdma-read": RDS's RDMA operations,
  * which RDS/IB carries out with the verbs the kernel's storage consumers
- * use: the passive side registers its buffer (RDS_GET_MR: a fast
- * registration, IB_WR_REG_MR, of a zero-based region whose cookie holds
- * the rkey and the offset in the first page), the active side sends a
- * message with an RDS_CMSG_RDMA_ARGS control message (an RDMA WRITE or
- * READ to the cookie's region before the message's SEND), asks for a
- * notification (RDS_RDMA_NOTIFY_ME), and the region is freed and its key
- * invalidated (RDS_FREE_MR with RDS_RDMA_INVALIDATE).
+ * use.  The passive side registers its buffer by sending the active side
+ * a message with an RDS_CMSG_RDMA_MAP control message (a fast
+ * registration, IB_WR_REG_MR on the connection's QP, of a zero-based
+ * region whose cookie holds the rkey and the offset in the first page;
+ * the cookie comes back through the map's cookie_addr and rides the
+ * message to the peer, which reads it as RDS_CMSG_RDMA_DEST); the active
+ * side sends a message with an RDS_CMSG_RDMA_ARGS control message (an
+ * RDMA WRITE or READ to the cookie's region before the message's SEND),
+ * asks for a notification (RDS_RDMA_NOTIFY_ME), and the region is freed
+ * and its key invalidated (RDS_FREE_MR with RDS_RDMA_INVALIDATE).
+ *
+ * Not RDS_GET_MR (setsockopt): 6.1's RDS/IB registers only on a
+ * connection's QP, and a setsockopt names no connection, so on every
+ * FRWR device (its only kind) RDS_GET_MR fails with EOPNOTSUPP
+ * (rds_ib_reg_frmr(): "TODO: Add FRWR support for RDS_GET_MR using proxy
+ * qp"); the check reports what it answers, as a note.
  *
  * Each transfer uses a fresh region at another offset and length (page
  * aligned, an odd offset in the first page, many pages, 1 MiB); every
@@ -19,6 +28,7 @@
 #include <cstring>
 #include <linux/rds.h>
 #include <memory>
+#include <string>
 #include <sys/socket.h>
 
 #include "ktap.h"
@@ -53,7 +63,8 @@ page_buf alloc_pages(std::size_t n)
 }
 
 /* A message each way, so that both ends of the connection are up and
- * RDS/IB knows the device of each bound address (RDS_GET_MR needs it). */
+ * RDS/IB knows the device of each bound address (a map needs the
+ * connection's QP). */
 bool handshake(rds_socket &a, const ends &e, rds_socket &b)
 {
 	std::uint8_t hello[16], got[16];
@@ -77,8 +88,12 @@ bool handshake(rds_socket &a, const ends &e, rds_socket &b)
 	return true;
 }
 
-/* RDS_GET_MR over [p, p + len) of s: the cookie, or 0 (failure recorded). */
-rds_rdma_cookie_t get_mr(rds_socket &s, std::uint8_t *p, std::size_t len)
+/*
+ * What RDS_GET_MR (setsockopt) answers for [p, p + len) of s, for a note:
+ * 6.1's RDS/IB cannot register without a connection (see above).  A
+ * region it did register is freed again.
+ */
+std::string probe_get_mr(rds_socket &s, std::uint8_t *p, std::size_t len)
 {
 	rds_rdma_cookie_t cookie = 0;
 	rds_get_mr_args args{};
@@ -87,12 +102,79 @@ rds_rdma_cookie_t get_mr(rds_socket &s, std::uint8_t *p, std::size_t len)
 	args.vec.bytes = len;
 	args.cookie_addr = reinterpret_cast<std::uintptr_t>(&cookie);
 	args.flags = RDS_RDMA_READWRITE;
-	if (setsockopt(s.fd(), SOL_RDS, RDS_GET_MR, &args, sizeof(args)) != 0) {
-		ktap::fail("%s: RDS_GET_MR of %zu bytes: %s", s.name().c_str(),
-			   len, std::strerror(errno));
+	if (setsockopt(s.fd(), SOL_RDS, RDS_GET_MR, &args, sizeof(args)) != 0)
+		return std::strerror(errno);
+	rds_free_mr_args fr{cookie, RDS_RDMA_INVALIDATE};
+	setsockopt(s.fd(), SOL_RDS, RDS_FREE_MR, &fr, sizeof(fr));
+	return "registered";
+}
+
+/*
+ * b registers [p, p + len) with an RDS_CMSG_RDMA_MAP on message seq to a;
+ * a reads the cookie off the message (RDS_CMSG_RDMA_DEST), and it must
+ * be the one b got.  The cookie, or 0 (failure recorded).
+ */
+rds_rdma_cookie_t map_mr(rds_socket &b, const sockaddr_in &to_a, rds_socket &a,
+			 std::uint8_t *p, std::size_t len, std::uint32_t seq)
+{
+	rds_rdma_cookie_t cookie = 0;
+	rds_get_mr_args args{};
+	alignas(cmsghdr) std::uint8_t control[CMSG_SPACE(sizeof(args))] = {};
+	auto *c = reinterpret_cast<cmsghdr *>(control);
+	std::uint8_t msg[16], got[64];
+	received r;
+	msghdr h{};
+
+	args.vec.addr = reinterpret_cast<std::uintptr_t>(p);
+	args.vec.bytes = len;
+	args.cookie_addr = reinterpret_cast<std::uintptr_t>(&cookie);
+	args.flags = RDS_RDMA_READWRITE;
+	c->cmsg_level = SOL_RDS;
+	c->cmsg_type = RDS_CMSG_RDMA_MAP;
+	c->cmsg_len = CMSG_LEN(sizeof(args));
+	std::memcpy(CMSG_DATA(c), &args, sizeof(args));
+	fill(msg, 0xc00c, seq);
+	if (!send_to(b, to_a, msg, control))
+		return 0;
+	if (cookie == 0) {
+		ktap::fail("%s: RDS_CMSG_RDMA_MAP of %zu bytes gave no cookie",
+			   b.name().c_str(), len);
 		return 0;
 	}
-	return cookie;
+	if (!recv_from(a, got, r))
+		return 0;
+	if (r.len != sizeof(msg) ||
+	    mismatch(std::span(got, sizeof(msg)), 0xc00c, seq) >= 0) {
+		ktap::fail("%s: the message that mapped region %u is wrong "
+			   "(%zu bytes)",
+			   a.name().c_str(), seq, r.len);
+		return 0;
+	}
+	h.msg_control = r.control.data();
+	h.msg_controllen = r.control.size();
+	for (cmsghdr *d = CMSG_FIRSTHDR(&h); d; d = CMSG_NXTHDR(&h, d)) {
+		rds_rdma_cookie_t dest = 0;
+
+		if (d->cmsg_level != SOL_RDS ||
+		    d->cmsg_type != RDS_CMSG_RDMA_DEST ||
+		    d->cmsg_len < CMSG_LEN(sizeof(dest)))
+			continue;
+		std::memcpy(&dest, CMSG_DATA(d), sizeof(dest));
+		if (dest != cookie) {
+			ktap::fail("%s: RDS_CMSG_RDMA_DEST cookie %#llx, but "
+				   "%s mapped %#llx",
+				   a.name().c_str(),
+				   static_cast<unsigned long long>(dest),
+				   b.name().c_str(),
+				   static_cast<unsigned long long>(cookie));
+			return 0;
+		}
+		return cookie;
+	}
+	ktap::fail("%s: the message that mapped region %u carried no "
+		   "RDS_CMSG_RDMA_DEST",
+		   a.name().c_str(), seq);
+	return 0;
 }
 
 bool free_mr(rds_socket &s, rds_rdma_cookie_t cookie)
@@ -221,6 +303,8 @@ bool transfers(const ends &e, unsigned int count, bool write)
 	if (!a.open(e.a, bufsize) || !b.open(e.b, bufsize) ||
 	    !handshake(a, e, b))
 		return false;
+	ktap::note("RDS_GET_MR (setsockopt) of %s: %s", b.name().c_str(),
+		   probe_get_mr(b, remote.get(), 4096).c_str());
 	for (unsigned int seq = 0; seq < count; seq++) {
 		const region &r = regions[seq % std::size(regions)];
 		const std::uint32_t tag = write ? 0x3417e : 0x3ead;
@@ -232,7 +316,8 @@ bool transfers(const ends &e, unsigned int count, bool write)
 			fill(std::span(local.get(), r.len), tag, seq);
 		else
 			fill(std::span(at, r.len), tag, seq);
-		const rds_rdma_cookie_t cookie = get_mr(b, at, r.len);
+		const rds_rdma_cookie_t cookie =
+			map_mr(b, e.a, a, at, r.len, seq);
 		if (cookie == 0)
 			return false;
 		if (!send_rdma(a, e.b, local.get(), r.len, cookie, write,
@@ -255,7 +340,8 @@ bool transfers(const ends &e, unsigned int count, bool write)
 			return false;
 		bytes += r.len;
 	}
-	ktap::note("%u RDMA %s of %llu bytes through RDS_GET_MR regions, each "
+	ktap::note("%u RDMA %s of %llu bytes through RDS_CMSG_RDMA_MAP "
+		   "regions, each "
 		   "verified",
 		   count, write ? "WRITEs" : "READs", bytes);
 	return true;

@@ -184,35 +184,56 @@ bool send_to(rds_socket &s, const sockaddr_in &dest,
 
 bool recv_from(rds_socket &s, std::span<std::uint8_t> buf, received &r)
 {
-	pollfd p{s.fd(), POLLIN, 0};
-	iovec iov{buf.data(), buf.size()};
-	msghdr msg{};
+	const auto deadline = std::chrono::steady_clock::now() +
+			      std::chrono::milliseconds(wait_ms());
 
-	r = received{};
-	r.control.resize(1024);
-	const int ready = poll(&p, 1, wait_ms());
-	if (ready != 1) {
-		ktap::fail("%s: nothing received within %d ms (%s)",
-			   s.name().c_str(), wait_ms(),
-			   ready < 0 ? std::strerror(errno) : "timeout");
-		return false;
+	for (;;) {
+		pollfd p{s.fd(), POLLIN, 0};
+		iovec iov{buf.data(), buf.size()};
+		msghdr msg{};
+		const auto left =
+			std::chrono::duration_cast<std::chrono::milliseconds>(
+				deadline - std::chrono::steady_clock::now());
+
+		r = received{};
+		r.control.resize(1024);
+		const int ready =
+			left.count() > 0
+				? poll(&p, 1, static_cast<int>(left.count()))
+				: 0;
+		if (ready != 1) {
+			ktap::fail("%s: nothing received within %d ms (%s)",
+				   s.name().c_str(), wait_ms(),
+				   ready < 0 ? std::strerror(errno)
+					     : "timeout");
+			return false;
+		}
+		msg.msg_name = &r.from;
+		msg.msg_namelen = sizeof(r.from);
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = r.control.data();
+		msg.msg_controllen = r.control.size();
+		const ssize_t n = recvmsg(s.fd(), &msg, MSG_DONTWAIT);
+		/*
+		 * RDS's poll() also says POLLIN, once per socket, whenever
+		 * any congestion map of the host changed since the socket
+		 * last looked ("for historical reasons", af_rds.c), with
+		 * nothing to receive: recvmsg() then says EAGAIN, and the
+		 * message is still to come.
+		 */
+		if (n < 0 && errno == EAGAIN)
+			continue;
+		if (n < 0) {
+			ktap::fail("%s: recvmsg: %s", s.name().c_str(),
+				   std::strerror(errno));
+			return false;
+		}
+		r.len = static_cast<std::size_t>(n);
+		r.flags = msg.msg_flags;
+		r.control.resize(msg.msg_controllen);
+		return true;
 	}
-	msg.msg_name = &r.from;
-	msg.msg_namelen = sizeof(r.from);
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = r.control.data();
-	msg.msg_controllen = r.control.size();
-	const ssize_t n = recvmsg(s.fd(), &msg, MSG_DONTWAIT);
-	if (n < 0) {
-		ktap::fail("%s: recvmsg: %s", s.name().c_str(),
-			   std::strerror(errno));
-		return false;
-	}
-	r.len = static_cast<std::size_t>(n);
-	r.flags = msg.msg_flags;
-	r.control.resize(msg.msg_controllen);
-	return true;
 }
 
 } /* namespace rdstest */

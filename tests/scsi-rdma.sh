@@ -49,20 +49,24 @@ SRP_PORT=5555
 DISK_MIB=32
 
 # lio_unconfigure: every LIO object removed, children first (quiet; for
-# the teardown and the EXIT trap).
+# the teardown and the EXIT trap).  Each step may find nothing to do or
+# an object that is not there, so none fails the caller under set -e:
+# whether LIO is empty is checked afterwards.  Only the symlinks of a LUN
+# directory are unlinked (its attributes cannot be, configfs refuses).
 lio_unconfigure() {
 	local f
 	for f in "$TARGET"/srpt/*/*/enable "$ISER_TPG/enable"; do
-		[ ! -e "$f" ] || echo 0 > "$f" 2>/dev/null
+		[ ! -e "$f" ] || echo 0 2>/dev/null > "$f" || true
 	done
-	rm -f "$TARGET"/srpt/*/*/acls/*/*/* "$TARGET"/*/*/*/lun/*/* 2>/dev/null
-	rmdir "$TARGET"/srpt/*/*/acls/*/* "$TARGET"/srpt/*/*/acls/* 2>/dev/null
-	rmdir "$ISER_TPG"/np/* "$TARGET"/*/*/*/lun/* 2>/dev/null
-	rmdir "$TARGET"/*/*/tpgt_* "$TARGET"/srpt/*/* 2>/dev/null
-	rmdir "$TARGET"/iscsi/* "$TARGET"/srpt/* 2>/dev/null
-	rmdir "$TARGET"/iscsi "$TARGET"/srpt 2>/dev/null
-	rmdir "$CORE"/fileio_*/* "$CORE"/fileio_* 2>/dev/null
-	return 0
+	for f in "$TARGET"/srpt/*/*/acls/*/*/* "$TARGET"/*/*/*/lun/*/*; do
+		[ ! -L "$f" ] || rm -f "$f" || true
+	done
+	rmdir "$TARGET"/srpt/*/*/acls/*/* "$TARGET"/srpt/*/*/acls/* 2>/dev/null || true
+	rmdir "$ISER_TPG"/np/* "$TARGET"/*/*/*/lun/* 2>/dev/null || true
+	rmdir "$TARGET"/*/*/tpgt_* "$TARGET"/srpt/*/* 2>/dev/null || true
+	rmdir "$TARGET"/iscsi/* "$TARGET"/srpt/* 2>/dev/null || true
+	rmdir "$TARGET"/iscsi "$TARGET"/srpt 2>/dev/null || true
+	rmdir "$CORE"/fileio_*/* "$CORE"/fileio_* 2>/dev/null || true
 }
 
 cleanup() {

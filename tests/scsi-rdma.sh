@@ -275,28 +275,36 @@ srpt_port_name() {
 	echo "${g:20}"
 }
 
+# srpt_tpg: the configfs directory of the TPG of sroce0's SRP target port
+# (ib_srpt names it as the port).
+srpt_tpg() {
+	local n
+	n=$(srpt_port_name sroce0)
+	echo "$TARGET/srpt/$n/$n"
+}
+
 # srp_target: ib_srpt's target port of sroce0 with the SRP backstore as
 # LUN 0, listening on the RDMA CM (unless an earlier case set it up).
 srp_target() {
-	local p tpg ini
+	local tpg ini
 	[ ! -e "$TARGET/srpt" ] || return 0
 	modprobe ib_srpt
 	mkdir -p "$TARGET/srpt"
 	echo "$SRP_PORT" > "$TARGET/srpt/discovery_auth/rdma_cm_port"
-	p=$TARGET/srpt/$(srpt_port_name sroce0)
-	echo "ib_srpt service GUID $(< /sys/module/ib_srpt/parameters/srpt_service_guid), sroce0's port ${p##*/}"
-	mkdir "$p"
-	tpg=$p/${p##*/}
-	mkdir "$tpg"
+	tpg=$(srpt_tpg)
+	echo "ib_srpt service GUID $(< /sys/module/ib_srpt/parameters/srpt_service_guid), sroce0's port ${tpg##*/}"
+	mkdir -p "$tpg"
 	mkdir "$tpg/lun/lun_0"
 	ln -s "$CORE/fileio_1/srp" "$tpg/lun/lun_0/srp"
 	# A login over the RDMA CM is named for the address the target was
-	# reached at (srpt_rdma_cm_req_recv): one ACL for each address.
-	for ini in "$IP0" "$IP1"; do
-		mkdir "$tpg/acls/$ini"
-		mkdir "$tpg/acls/$ini/lun_0"
-		ln -s "$tpg/lun/lun_0" "$tpg/acls/$ini/lun_0/lun_0"
-	done
+	# reached at, not for the initiator (srpt_rdma_cm_req_recv() takes
+	# the passive ID's source address): both cases reach $IP0, and the
+	# one ACL named for it must admit both (ib_srpt admits no login
+	# without an ACL).
+	ini=$IP0
+	mkdir "$tpg/acls/$ini"
+	mkdir "$tpg/acls/$ini/lun_0"
+	ln -s "$tpg/lun/lun_0" "$tpg/acls/$ini/lun_0/lun_0"
 	echo 1 > "$tpg/enable"
 	rdma resource show cm_id
 	rdma resource show cm_id | grep -Eq "state LISTEN .*src-addr .*:$SRP_PORT( |$)" ||
@@ -354,10 +362,20 @@ srp_logout() {
 	wait_for 10 qps_settled sroce0 sroce1 || fail "QPs left: $(rdma resource show)"
 }
 
-# srp_case DEV PARAMS: log in from DEV, the data checks, log out.
+# srq_count DEV: the SRQs of DEV (rdma resource show's summary).
+srq_count() {
+	rdma resource show "$1" | sed -nE 's/.* srq ([0-9]+)( |$).*/\1/p'
+}
+
+# srp_case DEV PARAMS SRQ: log in from DEV, the data checks, log out; the
+# target's channels on one SRQ of sroce0 (ib_srpt's use_srq) if SRQ is 1,
+# on receive queues of their own if 0.
 srp_case() {
 	local snap disk
 	srp_target
+	# Changing use_srq logs every initiator out; there is none now.
+	echo "$3" > "$(srpt_tpg)/attrib/use_srq"
+	[ "$(< "$(srpt_tpg)/attrib/use_srq")" = "$3" ] || fail "use_srq is not $3"
 	snap=$(hw_snapshot sroce0 sroce1)
 	srp_login "$1" "$2"
 	disk=$(srp_disk)
@@ -370,6 +388,13 @@ srp_case() {
 		qps_above "$1" 1
 		qps_above sroce0 1
 	fi
+	rdma resource show srq || true
+	echo "sroce0: $(srq_count sroce0) SRQs"
+	if [ "$3" = 1 ]; then
+		[ "$(srq_count sroce0)" -eq 1 ] || fail "ib_srpt has no SRQ on sroce0"
+	else
+		[ "$(srq_count sroce0)" -eq 0 ] || fail "an SRQ on sroce0 without use_srq"
+	fi
 	disk_check "$disk" "$WORK/tmpfs/srp.img"
 	srp_logout "$disk"
 	hw_moved "$snap"
@@ -377,8 +402,8 @@ srp_case() {
 	hw_no_rx_errors sroce0 sroce1
 }
 
-test_srp_loopback() { srp_case sroce0 ""; }
-test_srp_two_devices() { srp_case sroce1 ",src=$IP1"; }
+test_srp_loopback() { srp_case sroce0 "" 0; }
+test_srp_two_devices() { srp_case sroce1 ",src=$IP1" 1; }
 
 test_teardown() {
 	lio_unconfigure
@@ -395,7 +420,7 @@ cases() {
 	run_setup "set-up: sroce0 and sroce1 on a veth in init_net, two fileio backstores on tmpfs" test_setup
 	run_test "iSER on sroce0: LIO portal with iser, iscsiadm -I iser login, data in the target's file, fio verified, logout" test_iser
 	run_test "SRP on sroce0: ib_srpt on RDMA CM port $SRP_PORT, add_target, data in the target's file, fio verified, logout" test_srp_loopback
-	run_test "SRP from sroce1 to sroce0: add_target with src=, data in the target's file, fio verified, logout" test_srp_two_devices
+	run_test "SRP from sroce1 to sroce0, the target on an SRQ: use_srq, add_target with src=, data in the target's file, fio verified, logout" test_srp_two_devices
 	run_test "teardown: LIO emptied, the ULP modules unload, rdma link delete and rmmod clean" test_teardown
 }
 ktap_run cases

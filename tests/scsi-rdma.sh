@@ -20,6 +20,9 @@
 # the device that holds it, so iSER runs on one device.  ib_srpt's IB CM
 # listener is for InfiniBand links only; on RoCE it listens through the
 # RDMA CM on the port set in configfs (srpt/discovery_auth/rdma_cm_port).
+# ib_srpt's channels have receive queues of their own: its SRQ mode
+# (use_srq) works over sroce but WARNs in 6.1 (test_srp_srq), so that case
+# runs only on request.
 #
 #   init_net
 #   +----------------------------------------------------------------+
@@ -403,7 +406,19 @@ srp_case() {
 }
 
 test_srp_loopback() { srp_case sroce0 "" 0; }
-test_srp_two_devices() { srp_case sroce1 ",src=$IP1" 1; }
+test_srp_two_devices() { srp_case sroce1 ",src=$IP1" 0; }
+
+# ib_srpt on an SRQ works over sroce (data verified, the target's channel
+# QPs on the SRQ), but 6.1's ib_srpt WARNs when it releases a channel in
+# SRQ mode: srpt_release_channel_work() puts the channel's receive buffer
+# cache, which only a channel without SRQ has (srpt_cache_put(NULL),
+# WARN_ON_ONCE in Debian's 6.1.0-56).  SROCE_SRP_SRQ=1 runs it (for a
+# kernel without that WARN; on 6.1.0-56 "kernel log clean" then fails).
+test_srp_srq() {
+	[ "${SROCE_SRP_SRQ:-0}" = 1 ] ||
+		skip "6.1's ib_srpt WARNs (srpt_cache_put(NULL)) at every channel release with use_srq; SROCE_SRP_SRQ=1 runs it"
+	srp_case sroce1 ",src=$IP1" 1
+}
 
 test_teardown() {
 	lio_unconfigure
@@ -420,7 +435,8 @@ cases() {
 	run_setup "set-up: sroce0 and sroce1 on a veth in init_net, two fileio backstores on tmpfs" test_setup
 	run_test "iSER on sroce0: LIO portal with iser, iscsiadm -I iser login, data in the target's file, fio verified, logout" test_iser
 	run_test "SRP on sroce0: ib_srpt on RDMA CM port $SRP_PORT, add_target, data in the target's file, fio verified, logout" test_srp_loopback
-	run_test "SRP from sroce1 to sroce0, the target on an SRQ: use_srq, add_target with src=, data in the target's file, fio verified, logout" test_srp_two_devices
+	run_test "SRP from sroce1 to sroce0: add_target with src=, data in the target's file, fio verified, logout" test_srp_two_devices
+	run_test "SRP from sroce1 to sroce0, the target on an SRQ: use_srq, add_target with src=, data in the target's file, fio verified, logout" test_srp_srq
 	run_test "teardown: LIO emptied, the ULP modules unload, rdma link delete and rmmod clean" test_teardown
 }
 ktap_run cases

@@ -231,6 +231,7 @@ void sroce_comp_reset(struct sroce_qp *qp)
 	qp->comp.rd_seen = 0;
 	qp->comp.cwnd = SROCE_REQ_WINDOW;
 	qp->comp.cwnd_acked = 0;
+	qp->req.probe_due = false;
 }
 
 /**
@@ -295,10 +296,37 @@ bool sroce_comp_goback(struct sroce_qp *qp, u32 psn, bool force)
 	}
 	qp->comp.goback_ns = now;
 	qp->timers.goback_owed = false;
+	/* The window goes again: a probe would be sent twice. */
+	qp->req.probe_due = false;
 	sroce_comp_loss(qp);
 	sroce_timers_rtt_forget(qp, psn);
 	sroce_comp_rewind(qp, psn);
 	return true;
+}
+
+/**
+ * sroce_comp_probe() - a timer fired: probe the tail
+ * @qp: the QP, lock held, PSNs outstanding
+ *
+ * Nothing acknowledged for a timeout is no proof of a loss: the round trip
+ * may be longer than the timeout, or the peer (or this CPU) did not run
+ * for a while, and everything sent is still on its way.  Going back would
+ * send the window twice then.  So the last packet sent goes again alone,
+ * asking for an ACK, and the requester keeps its place (a tail loss
+ * probe, as TCP's): if everything came, its ACK acknowledges everything;
+ * if packets before it were lost, it is ahead and the responder NAKs the
+ * first one missing (go-back-N as for any NAK); if it alone was lost, it
+ * completes the tail.  When the responder sent its NAK for that gap
+ * already (one per gap) and the NAK was lost, the probe goes unanswered:
+ * the local ACK timeout goes back then (timers.c).
+ */
+void sroce_comp_probe(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->comp.probe_psn = sroce_psn_add(qp->req.psn_max, SROCE_PSN_MASK);
+	qp->req.probe_due = true;
+	/* Karn: an ACK may now answer the original or the probe. */
+	sroce_timers_rtt_forget(qp, qp->comp.psn_una);
 }
 
 /*
@@ -357,6 +385,8 @@ static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 acked, bool rnr,
 	for (; qp->comp.rd_seen && n; n--)
 		qp->comp.rd_seen &= ~BIT_ULL((acked - n + 1) % SROCE_RD_SEEN);
 	qp->comp.psn_una = sroce_psn_add(acked, 1);
+	/* The peer is heard from: no probe is owed. */
+	qp->req.probe_due = false;
 	sroce_comp_forward(qp);
 	qp->comp.retry = qp->attr.retry_cnt;
 	if (!rnr)

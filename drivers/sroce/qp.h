@@ -227,6 +227,8 @@ enum sroce_qp_flag {
  * @psn_next: PSN of the next packet the requester sends
  * @psn_max: the PSN after the highest one ever sent (tells resends apart)
  * @ackreq_gap: packets sent since the last one asking for an ACK
+ * @probe_due: the packet at the completer's probe_psn is to be sent
+ *	again, alone, asking for an ACK (sroce_comp_probe())
  */
 struct sroce_req {
 	u32 sq_head;
@@ -235,6 +237,7 @@ struct sroce_req {
 	u32 psn_next;
 	u32 psn_max;
 	u32 ackreq_gap;
+	bool probe_due;
 };
 
 /**
@@ -249,6 +252,8 @@ struct sroce_req {
  * @goback_ns: when the requester last went back to @psn_una (ktime ns, 0
  *	before): a NAK or out-of-order response within a round trip of it
  *	does not make another go-back (sroce_comp_goback())
+ * @probe_psn: the PSN of a tail loss probe (sroce_comp_probe()): the one
+ *	before the requester's psn_max when the timer fired
  * @retry: retries left of the current packet (retry_cnt after progress)
  * @rnr_retry_left: RNR retries left (7: infinite)
  */
@@ -259,6 +264,7 @@ struct sroce_comp {
 	u32 cwnd;
 	u32 cwnd_acked;
 	u64 goback_ns;
+	u32 probe_psn;
 	u8 retry;
 	u8 rnr_retry_left;
 };
@@ -512,6 +518,7 @@ void sroce_comp_loss(struct sroce_qp *qp);
 void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		    const struct sroce_pkt *pkt);
 bool sroce_comp_goback(struct sroce_qp *qp, u32 psn, bool force);
+void sroce_comp_probe(struct sroce_qp *qp);
 void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
 		     struct sroce_nfy *nfy);
 

@@ -318,7 +318,7 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 		*sroce_skb_av(skb) = w->av;
 	} else if (sroce_qp_is_rc(qp) &&
 		   (info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) &&
-		   (seg.last ||
+		   (seg.last || qp->req.probe_due ||
 		    ++qp->req.ackreq_gap >= min_t(u32, SROCE_REQ_ACK_EVERY,
 					      qp->comp.cwnd / 2))) {
 		/*
@@ -362,6 +362,57 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 		qp->req.cur_off += seg.paylen;
 	}
 	return 0;
+}
+
+/*
+ * Send the packet at the completer's probe_psn again, alone, asking for an
+ * ACK (sroce_comp_probe()); the requester keeps its place.  Lock held.
+ * Returns 1 when a packet went onto @list, 0 when none did, -ENOMEM when
+ * it must be tried again.
+ */
+static int sroce_req_probe(struct sroce_qp *qp, struct sk_buff_head *list)
+{
+	u32 psn = qp->comp.probe_psn, sq_cur = qp->req.sq_cur;
+	u32 cur_off = qp->req.cur_off, psn_next = qp->req.psn_next;
+	u32 gap = qp->req.ackreq_gap, i;
+	int ret = -ENOENT;
+
+	lockdep_assert_held(&qp->lock);
+	if (!sroce_psn_in_range(psn, qp->comp.psn_una,
+				sroce_psn_outstanding(qp->req.psn_max,
+						      qp->comp.psn_una))) {
+		qp->req.probe_due = false;
+		return 0;
+	}
+	for (i = qp->comp.sq_retire; i != qp->req.sq_head; i++) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, i);
+		u8 state = w->state;
+		u32 npkts;
+
+		if (!w->numbered || state == SROCE_SWQE_ERROR)
+			break;
+		if (sroce_req_is_local(w->opcode))
+			continue;
+		npkts = sroce_psn_outstanding(w->last_psn, w->first_psn) + 1;
+		if (!sroce_psn_in_range(psn, w->first_psn, npkts))
+			continue;
+		/* Its packet at @psn, built from where it lies. */
+		qp->req.sq_cur = i;
+		qp->req.cur_off = sroce_psn_outstanding(psn, w->first_psn) *
+				  qp->pmtu;
+		qp->req.psn_next = psn;
+		ret = sroce_req_build_one(qp, w, list);
+		w->state = state;
+		break;
+	}
+	qp->req.sq_cur = sq_cur;
+	qp->req.cur_off = cur_off;
+	qp->req.psn_next = psn_next;
+	qp->req.ackreq_gap = gap;
+	if (ret == -ENOMEM)
+		return ret;
+	qp->req.probe_due = false;
+	return ret ? 0 : 1;	/* a packet gone bad: the timer goes back */
 }
 
 /*
@@ -478,6 +529,12 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
 	}
 	if (qp->state != IB_QPS_RTS || qp->timers.rnr_wait)
 		return SROCE_REQ_DONE;
+	if (qp->req.probe_due) {
+		ret = sroce_req_probe(qp, list);
+		if (ret == -ENOMEM)
+			return SROCE_REQ_NOMEM;
+		n += ret > 0;
+	}
 
 	for (steps = 0; steps < SROCE_REQ_BATCH; steps++) {
 		/* A completion the CQ could not take ended the QP. */

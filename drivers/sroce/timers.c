@@ -8,27 +8,56 @@
  *    since the timer started or the last progress spends a retry and goes
  *    back to the oldest unacknowledged PSN; with no retry left the oldest
  *    WQE fails with IB_WC_RETRY_EXC_ERR (sroce_timer_ack_timeout());
- *  - the retransmission timeout, a few measured round trips, doubling with
- *    each probe, below the local ACK timeout: goes back without spending a
- *    retry, for a tail loss no NAK will report (sroce_timer_rto_probe());
+ *  - the retransmission timeout, from the measured round trip (RFC 6298),
+ *    doubling with each probe, below the local ACK timeout: without
+ *    spending a retry, probes the tail, for a tail loss no NAK will
+ *    report (sroce_timer_rto_probe());
  *  - a go-back the completer put off for a round trip, made then unless
  *    what was missing came meanwhile (sroce_timer_goback_due());
  *  - the wait an RNR NAK asks for, after which the requester sends again
  *    (sroce_timer_rnr_wait_over()).
  * The events that arm, move or stop it are the sroce_timers_*() entries
  * below; the expiry runs in softirq and takes the QP lock.
+ *
+ * A timer that fires finds nothing acknowledged, which shows no loss by
+ * itself: the requester sends only its last packet again
+ * (sroce_comp_probe()), and goes back only at the second local ACK timeout
+ * without progress.  And a timer that fires late, long after its time,
+ * says that this CPU did not run meanwhile (a vCPU the host did not
+ * schedule): the ACKs that came in the meantime wait behind the timer's
+ * softirq, so it waits a jiffy for them before it acts.
  */
 #include "sroce.h"
 #include "counters.h"
 #include "proto/sroce_proto.h"
 
 /*
- * The retransmission timeout: a few round trips, at least 16 ms (a TCG
- * guest stalls for several ms at times: a shorter one resends for nothing);
+ * The retransmission timeout: the smoothed round trip and four times its
+ * deviation, at least 16 ms (a TCG guest stalls for several ms at times);
  * twice that before a round trip was measured.
  */
 #define SROCE_RTO_MIN_US	16000
 #define SROCE_RTO_INIT_US	(2 * SROCE_RTO_MIN_US)
+
+/* Set the timer to fire at @at (jiffies). */
+static void sroce_timers_set(struct sroce_timers *ti, unsigned long at)
+{
+	ti->set_at = jiffies;
+	ti->deferred = false;
+	mod_timer(&ti->timer, at);
+}
+
+/*
+ * Did the timer fire long after its time?  The timer wheel fires up to an
+ * eighth of the span late (its granularity) and a tick more; later than
+ * that, this CPU was not running.
+ */
+static bool sroce_timers_late(const struct sroce_timers *ti)
+{
+	unsigned long span = ti->timer.expires - ti->set_at;
+
+	return time_after(jiffies, ti->timer.expires + 2 + span / 8);
+}
 
 /*
  * When the timer should fire next: at the local ACK timeout, or earlier
@@ -45,7 +74,8 @@ static unsigned long sroce_timers_expiry(const struct sroce_qp *qp)
 	if (ti->probes > 8)
 		return ti->ack_deadline;
 	rto_us = ti->srtt_us ?
-		 max_t(u64, 4ULL * ti->srtt_us, SROCE_RTO_MIN_US) :
+		 max_t(u64, (u64)ti->srtt_us + 4ULL * ti->rttvar_us,
+		       SROCE_RTO_MIN_US) :
 		 SROCE_RTO_INIT_US;
 	/* A loaded host's round trip must not push the first probe out. */
 	rto_us = min_t(u64, rto_us,
@@ -66,32 +96,38 @@ static bool sroce_timer_rnr_wait_over(struct sroce_qp *qp)
 static void sroce_timer_goback_cancelled(struct sroce_qp *qp)
 {
 	qp->timers.goback_owed = false;
-	mod_timer(&qp->timers.timer, sroce_timers_expiry(qp));
+	sroce_timers_set(&qp->timers, sroce_timers_expiry(qp));
 }
 
 /* A go-back put off by sroce_comp_goback() is due. */
 static bool sroce_timer_goback_due(struct sroce_qp *qp)
 {
 	sroce_comp_goback(qp, qp->comp.psn_una, true);
-	mod_timer(&qp->timers.timer, sroce_timers_expiry(qp));
+	sroce_timers_set(&qp->timers, sroce_timers_expiry(qp));
 	return true;
 }
 
 /*
- * Nothing heard for a few round trips: the last packets or their NAK were
- * lost.  Send again from the oldest without waiting for the local ACK
+ * Nothing heard for a few round trips: the last packets or their NAK may
+ * have been lost.  Probe the tail without waiting for the local ACK
  * timeout, which goes on running.
  */
 static bool sroce_timer_rto_probe(struct sroce_qp *qp)
 {
 	sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RTO_PROBES);
 	qp->timers.probes++;
-	sroce_comp_goback(qp, qp->comp.psn_una, true);
-	mod_timer(&qp->timers.timer, sroce_timers_expiry(qp));
+	sroce_comp_probe(qp);
+	sroce_timers_set(&qp->timers, sroce_timers_expiry(qp));
 	return true;
 }
 
-/* The local ACK timeout: spend a retry, or fail the oldest WQE. */
+/*
+ * The local ACK timeout: spend a retry, or fail the oldest WQE.  The first
+ * one since the last progress probes the tail (sroce_comp_probe()): a peer
+ * that did not run for a timeout's time has everything still; the next one
+ * goes back to the oldest unacknowledged PSN, as IBTA's requester does.
+ * With fewer than two retries every one goes back.
+ */
 static bool sroce_timer_ack_timeout(struct sroce_qp *qp, struct sroce_nfy *nfy)
 {
 	sroce_stats_inc(qp->sdev->stats, SROCE_CNT_TIMEOUTS);
@@ -99,8 +135,13 @@ static bool sroce_timer_ack_timeout(struct sroce_qp *qp, struct sroce_nfy *nfy)
 		sroce_comp_fail(qp, IB_WC_RETRY_EXC_ERR, nfy);
 		return false;
 	}
+	if (qp->comp.retry < qp->attr.retry_cnt || qp->attr.retry_cnt < 2)
+		sroce_comp_goback(qp, qp->comp.psn_una, true);
+	else
+		sroce_comp_probe(qp);
 	qp->comp.retry--;
-	sroce_comp_goback(qp, qp->comp.psn_una, true);
+	/* The next local ACK timeout counts from now. */
+	sroce_timers_arm_ack_timeout(qp);
 	return true;
 }
 
@@ -116,6 +157,13 @@ static void sroce_timers_expired(struct timer_list *t)
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->destroyed || qp->state != IB_QPS_RTS)
 		goto out_unlock;
+	if (!ti->deferred && sroce_timers_late(ti)) {
+		/* Receive what came while this CPU did not run, then act. */
+		ti->deferred = true;
+		mod_timer(&ti->timer, jiffies + 1);
+		goto out_unlock;
+	}
+	ti->deferred = false;
 	if (ti->rnr_wait)
 		kick = sroce_timer_rnr_wait_over(qp);
 	else if (qp->comp.psn_una == qp->req.psn_max)
@@ -157,6 +205,7 @@ void sroce_timers_reset(struct sroce_qp *qp)
 	ti->goback_owed = false;
 	ti->probes = 0;
 	ti->srtt_us = 0;
+	ti->rttvar_us = 0;
 	ti->rtt_timing = false;
 }
 
@@ -211,7 +260,7 @@ void sroce_timers_arm_ack_timeout(struct sroce_qp *qp)
 	/* A go-back put off (sroce_comp_goback()) is due before. */
 	if (ti->goback_owed && time_before(ti->owed_at, at))
 		at = ti->owed_at;
-	mod_timer(&ti->timer, at);
+	sroce_timers_set(ti, at);
 }
 
 /**
@@ -263,7 +312,16 @@ void sroce_timers_rtt_sample(struct sroce_qp *qp, u32 acked)
 	if (!ti->rtt_timing || sroce_psn_before(acked, ti->rtt_psn))
 		return;
 	us = div_u64(ktime_get_ns() - ti->rtt_start, 1000);
-	ti->srtt_us = ti->srtt_us ? (7 * ti->srtt_us + us) / 8 : us;
+	if (!ti->srtt_us) {
+		ti->srtt_us = us;
+		ti->rttvar_us = us / 2;
+	} else {
+		u32 dev = ti->srtt_us > us ? ti->srtt_us - us :
+					       us - ti->srtt_us;
+
+		ti->rttvar_us = (3 * ti->rttvar_us + dev) / 4;
+		ti->srtt_us = (7 * ti->srtt_us + us) / 8;
+	}
 	ti->rtt_timing = false;
 }
 
@@ -299,7 +357,7 @@ void sroce_timers_goback_owed(struct sroce_qp *qp, unsigned long at)
 	ti->owed_at = at;
 	if (!ti->rnr_wait && (!timer_pending(&ti->timer) ||
 			      time_before(at, ti->timer.expires)))
-		mod_timer(&ti->timer, at);
+		sroce_timers_set(ti, at);
 }
 
 /**
@@ -311,6 +369,7 @@ void sroce_timers_rnr_wait(struct sroce_qp *qp, u32 usec)
 {
 	lockdep_assert_held(&qp->lock);
 	qp->timers.rnr_wait = true;
-	mod_timer(&qp->timers.timer,
-		  jiffies + max_t(unsigned long, usecs_to_jiffies(usec), 1));
+	sroce_timers_set(&qp->timers,
+			 jiffies + max_t(unsigned long, usecs_to_jiffies(usec),
+					 1));
 }

@@ -15,6 +15,10 @@ struct sroce_qp;
  * struct sroce_timers - the requester's timers, under the QP lock
  * @timer: one timer_list for the four roles below: it fires at the
  *	earliest deadline of those armed (an RNR wait stands alone)
+ * @set_at: when it was last set (jiffies): how late it fires tells a CPU
+ *	that did not run meanwhile (sroce_timers_expired())
+ * @deferred: it fired late and was put off once, so that what arrived
+ *	while this CPU did not run is received before it acts
  *
  * The local ACK timeout (IBTA 9.7.6.1.1):
  * @ack_deadline: when it expires (jiffies): set when the timer starts and
@@ -24,6 +28,7 @@ struct sroce_qp;
  * the oldest packet without spending a retry:
  * @probes: probes since the last progress; each doubles the RTO
  * @srtt_us: smoothed round-trip time of an ACK request, 0 before a sample
+ * @rttvar_us: its mean deviation (RFC 6298)
  * @rtt_psn: the PSN whose ACK is being timed, while @rtt_timing
  * @rtt_start: when it was sent (ns)
  * @rtt_timing: a round trip is being timed
@@ -40,9 +45,12 @@ struct sroce_qp;
  */
 struct sroce_timers {
 	struct timer_list timer;
+	unsigned long set_at;
+	bool deferred;
 	unsigned long ack_deadline;
 	u8 probes;
 	u32 srtt_us;
+	u32 rttvar_us;
 	u32 rtt_psn;
 	u64 rtt_start;
 	bool rtt_timing;

@@ -179,7 +179,7 @@ TEST(WqeEncoding, SendWithSgesHasHeaderThenGatherList)
 	/* Nothing of the union past the operation's own fields. */
 	for (std::size_t i = sizeof(w.op.rdma); i < sizeof(w.op.reserved); ++i)
 		EXPECT_EQ(w.op.reserved[i], 0U) << i;
-	EXPECT_EQ(w.reserved0, 0U);
+	EXPECT_EQ(w.xrc_srqn, 0U);
 	for (std::uint32_t r : w.reserved)
 		EXPECT_EQ(r, 0U);
 
@@ -492,7 +492,7 @@ TEST(WqeEncoding, BindMwFieldsAsTheAbiDocumentsThem)
 						     IBV_ACCESS_REMOTE_ATOMIC |
 						     IBV_ACCESS_ZERO_BASED));
 		EXPECT_EQ(w.op.bind.reserved, 0U);
-		EXPECT_EQ(w.reserved0, 0U);
+		EXPECT_EQ(w.xrc_srqn, 0U);
 		for (std::uint32_t r : w.reserved)
 			EXPECT_EQ(r, 0U);
 		/* Nothing after the header. */

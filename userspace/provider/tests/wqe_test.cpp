@@ -634,6 +634,25 @@ TEST(WqeEncoding, UdSendCarriesDestinationQp)
 	EXPECT_EQ(w.op.ud.remote_qkey, 0U);
 }
 
+TEST(WqeEncoding, XrcSendCarriesTheRemoteSrqNumber)
+{
+	ibv_send_wr wr{};
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.qp_type.xrc.remote_srqn = 0xabcdef;
+	wr.wr.rdma.rkey = 0x4242;
+
+	/* An XRC INI QP posts RC's opcodes, each naming the target SRQ. */
+	const encoded e = encode(wr, IBV_QPT_XRC_SEND);
+	ASSERT_EQ(e.ret, 0);
+	EXPECT_EQ(e.wqe().xrc_srqn, 0xabcdefU);
+	EXPECT_EQ(e.wqe().op.rdma.rkey, 0x4242U);
+	/* Other QP types leave it zero; an XRC TGT QP posts nothing. */
+	EXPECT_EQ(encode(wr, IBV_QPT_RC).wqe().xrc_srqn, 0U);
+	EXPECT_EQ(encode(wr, IBV_QPT_XRC_RECV).ret, EINVAL);
+	wr.opcode = IBV_WR_SEND;
+	EXPECT_EQ(encode(wr, IBV_QPT_XRC_RECV).ret, EINVAL);
+}
+
 TEST(WqeEncoding, RecvHasHeaderThenScatterList)
 {
 	ibv_sge sg[2] = {{0x2000, 4096, 0x10}, {0x9000, 64, 0x20}};

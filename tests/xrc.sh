@@ -16,6 +16,7 @@
 #   +------------------------+            +------------------------+
 #   | sroce0 (rdma link)     |            | sroce1 (rdma link)     |
 #   |   v0 10.93.9.1/24      |----veth----|   v1 10.93.9.2/24      |
+#   | clients, sroce-xrctest |            | servers                |
 #   +------------------------+            +------------------------+
 #
 # Runs in a guest (qemu/run-guest) as root.
@@ -53,7 +54,9 @@ xsrq() {
 		sgid=$(gid_index "$sdev" "::ffff:$IP0")
 		cgid=$(gid_index "$cdev" "::ffff:$IP1")
 	fi
-	[ -n "$sgid" ] && [ -n "$cgid" ] || fail "no GID index ($sdev '$sgid', $cdev '$cgid')"
+	if [ -z "$sgid" ] || [ -z "$cgid" ]; then
+		fail "no GID index ($sdev '$sgid', $cdev '$cgid')"
+	fi
 	PORT=$((PORT + 1))
 	out=$(mktemp -d)
 	"${sx[@]}" timeout $((120 * SROCE_TIMEOUT_SCALE)) ibv_xsrq_pingpong \
@@ -85,7 +88,7 @@ xsrq() {
 }
 
 test_setup() {
-	:
+	[ -x "$XRCTEST" ] || fail "$XRCTEST is not built"
 	sroce_pair "$IP0" "$IP1"
 }
 
@@ -118,6 +121,12 @@ cases() {
 	run_test "ibv_xsrq_pingpong, 1 client, 64 KiB (multi-packet), sroce0 server, sroce1 client" xsrq sroce0 0 sroce1 1 65536 20
 	run_test "ibv_xsrq_pingpong, 4 clients at once, sroce1 server, sroce0 clients" xsrq sroce1 1 sroce0 4 4096 20
 	run_test "ibv_xsrq_pingpong on one device (loopback), 2 clients sharing the server's XRC domain" xsrq sroce0 0 sroce0 2 4096 20
+	run_test "xrctest: SEND and WRITE with imm to two XRC SRQs through one INI QP" xrctest two-srqs
+	run_test "xrctest: RDMA READ, fetch-and-add, compare-and-swap over XRC" xrctest read-atomic
+	run_test "xrctest: a wrong SRQ number: NAK, the INI QP in ERROR, nothing received" xrctest bad-srqn
+	run_test "xrctest: an XRC SRQ of another domain: NAK, the INI QP in ERROR" xrctest other-xrcd
+	run_test "xrctest: a TGT QP outlives its creating context while opened elsewhere, then goes" xrctest tgt-lifetime
+	run_test "xrctest: bad input (XRC QP without domain/PD, post_recv, get_srq_num of a basic SRQ)" xrctest bad-input
 	run_test "no user objects left" test_no_leftovers
 	run_test "rmmod after XRC traffic is clean" test_unload
 }

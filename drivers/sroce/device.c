@@ -64,6 +64,8 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	atomic_set(&sdev->srq_count, 0);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
 	sdev->qp_next = SROCE_QPN_MIN;
+	xa_init_flags(&sdev->srq_xa, XA_FLAGS_ALLOC1);
+	sdev->srq_next = 1;
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	atomic_set(&sdev->mr_count, 0);
 	atomic_set(&sdev->mw_count, 0);
@@ -143,6 +145,8 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 	WARN_ON(atomic_read(&sdev->srq_count));
 	WARN_ON(!xa_empty(&sdev->qp_xa));
 	xa_destroy(&sdev->qp_xa);
+	WARN_ON(!xa_empty(&sdev->srq_xa));
+	xa_destroy(&sdev->srq_xa);
 	WARN_ON(!xa_empty(&sdev->ah_xa));
 	xa_destroy(&sdev->ah_xa);
 	sroce_mcast_cleanup(sdev);
@@ -184,7 +188,8 @@ int sroce_dev_query(struct ib_device *ibdev, struct ib_device_attr *attr,
 				 IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_XRC;
 	/* `rdma link delete` may remove the device. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_pd = SROCE_MAX_PD;

@@ -211,7 +211,7 @@ int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	int ret = 0;
 
 	spin_lock_irqsave(&qp->lock, flags);
-	if (qp->state == IB_QPS_RESET || qp->user || qp->ibqp.srq) {
+	if (qp->state == IB_QPS_RESET || qp->user || !sroce_qp_has_rq(qp)) {
 		ret = -EINVAL;
 		goto out_unlock;
 	}

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * qp.c - queue pairs: creation with their rings, the IBTA state machine of
- * modify_qp, query, destruction, lookup by number and the completions the
- * engine posts.
+ * modify_qp, query, destruction, lookup by number, entering ERROR (the
+ * completions the engine posts: notify.c).
  *
  * A QP's send and receive queues are rings (queue.c) shared with user space
  * for a user QP; a kernel user's post_send/post_recv (post.c) writes the
@@ -49,6 +49,7 @@ static int sroce_qp_check_init(struct ib_device *ibdev,
 			       const struct ib_udata *udata)
 {
 	const struct ib_qp_cap *cap = &init->cap;
+	int ret;
 
 	switch (init->qp_type) {
 	case IB_QPT_RC:
@@ -59,6 +60,12 @@ static int sroce_qp_check_init(struct ib_device *ibdev,
 		/* The MAD layer's QP1, for kernel users only. */
 		if (init->port_num != SROCE_PORT || udata)
 			return -EINVAL;
+		break;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		ret = sroce_xrc_check_init(init, udata);
+		if (ret)
+			return ret;
 		break;
 	default:
 		ibdev_dbg(ibdev, "create_qp: QP type %d not supported\n",
@@ -124,8 +131,8 @@ static int sroce_qp_alloc_queues(struct sroce_qp *qp,
 	ret = sroce_queue_init(&qp->sq, udata, sq_entries, sq_esize);
 	if (ret)
 		return ret;
-	/* With an SRQ (srq.c) there is no receive queue. */
-	if (!init->srq) {
+	/* With an SRQ (srq.c), or on XRC (xrc.c), no receive queue. */
+	if (sroce_qp_has_rq(qp)) {
 		ret = sroce_queue_init(&qp->rq, udata, rq_entries, rq_esize);
 		if (ret)
 			goto err_destroy_sq;
@@ -141,10 +148,13 @@ static int sroce_qp_alloc_queues(struct sroce_qp *qp,
 				     sq_esize - sizeof(struct sroce_send_wqe));
 	cap->max_recv_sge = (rq_esize - sizeof(struct sroce_recv_wqe)) /
 			    sizeof(struct sroce_sge);
-	if (init->srq) {
+	if (!sroce_qp_has_rq(qp)) {
 		cap->max_recv_wr = 0;
 		cap->max_recv_sge = 0;
 	}
+	/* An XRC TGT QP's send queue is never used: it has none. */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		memset(cap, 0, sizeof(*cap));
 	qp->cap = *cap;
 
 	qp->swqe_size = ALIGN(max(struct_size((struct sroce_swqe *)NULL, sge,
@@ -179,10 +189,12 @@ static void sroce_qp_free_queues(struct sroce_qp *qp)
 /**
  * sroce_qp_create() - ops.create_qp
  * @ibqp: allocated and zeroed by the core, pd, CQs and handlers set
- * @init: an RC, UC or UD QP, or the GSI QP (QP1, kernel only), without
- *	creation flags; an RC QP may take its receives from an SRQ (then it
- *	has no receive queue); @init->cap is updated to what was granted
- * @udata: a user's struct sroce_create_qp_cmd / _resp, or NULL
+ * @init: an RC, UC or UD QP, the GSI QP (QP1, kernel only), or an XRC
+ *	INI (user only) or TGT QP (xrc.c), without creation flags; an RC QP
+ *	may take its receives from an SRQ (then it has no receive queue);
+ *	@init->cap is updated to what was granted
+ * @udata: a user's struct sroce_create_qp_cmd / _resp, or NULL (also for
+ *	the XRC TGT QP of a user: the core creates it without driver data)
  *
  * Return: 0, -EOPNOTSUPP for another QP type, an XRC SRQ or creation flags,
  * -EINVAL for capabilities beyond the limits or a bad command, -ENOMEM
@@ -198,8 +210,8 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int ret;
 
-	/* Receives come from the SRQ: the receive capabilities do not count. */
-	if (init->srq) {
+	/* Receives come from SRQs: the receive capabilities do not count. */
+	if (!sroce_qp_has_rq(qp)) {
 		init->cap.max_recv_wr = 0;
 		init->cap.max_recv_sge = 0;
 	}
@@ -215,7 +227,9 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -ENOMEM;
 
 	qp->sdev = sdev;
-	qp->user = !!udata;
+	/* An XRC TGT QP belongs to user space: no kernel posts to it. */
+	qp->user = udata || init->qp_type == IB_QPT_XRC_TGT;
+	qp->xrcd = init->qp_type == IB_QPT_XRC_TGT ? init->xrcd : NULL;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->state = IB_QPS_RESET;
 	qp->attr.qp_state = IB_QPS_RESET;
@@ -252,7 +266,7 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	if (udata) {
 		sroce_queue_get_info(&qp->sq, &resp.sq);
-		if (!init->srq)
+		if (sroce_qp_has_rq(qp))
 			sroce_queue_get_info(&qp->rq, &resp.rq);
 		resp.max_inline_data = qp->cap.max_inline_data;
 		ret = ib_copy_to_udata(udata, &resp,
@@ -298,86 +312,6 @@ void sroce_qp_put(struct sroce_qp *qp)
 		complete(&qp->released);
 }
 
-/* Add @cq to a pair of CQs to report, once. */
-static void sroce_nfy_add_cq(struct sroce_cq **pair, struct sroce_cq *cq)
-{
-	if (!pair[0])
-		pair[0] = cq;
-	else if (pair[0] != cq)
-		pair[1] = cq;
-}
-
-/**
- * sroce_qp_complete() - post a completion of a QP
- * @qp: the QP, lock held
- * @cq: its send or receive CQ
- * @cqe: the completion; qp_num and port are filled in here
- * @solicited: a solicited event
- * @nfy: collects the CQ to signal once the lock is dropped
- *
- * A CQ that overflows takes nothing more (IB_EVENT_CQ_ERR is reported
- * once); a QP whose completion it cannot take enters the error state
- * (IB_EVENT_QP_FATAL), as IBTA 11.4.2.1 has it: no completion is lost
- * while the QP goes on.  Both are reported once the lock is dropped.
- */
-void sroce_qp_complete(struct sroce_qp *qp, struct sroce_cq *cq,
-		       const struct sroce_cqe *cqe, bool solicited,
-		       struct sroce_nfy *nfy)
-{
-	struct sroce_cqe c = *cqe;
-	int ret;
-
-	lockdep_assert_held(&qp->lock);
-	c.qp_num = qp->ibqp.qp_num;
-	c.port_num = SROCE_PORT;
-	ret = sroce_cq_post(cq, &c, solicited);
-	if (ret > 0)
-		sroce_nfy_add_cq(nfy->cq, cq);
-	if (ret == -EOVERFLOW)
-		sroce_nfy_add_cq(nfy->cq_err, cq);
-	if (ret < 0 && qp->state != IB_QPS_ERR) {
-		nfy->qp_fatal = qp;
-		sroce_qp_error(qp, nfy);
-	}
-}
-
-/* IB_EVENT_QP_FATAL: the QP entered the error state on its own */
-static void sroce_qp_fatal_event(struct sroce_qp *qp)
-{
-	struct ib_event ev = {
-		.device = qp->ibqp.device,
-		.element.qp = &qp->ibqp,
-		.event = IB_EVENT_QP_FATAL,
-	};
-
-	if (qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-}
-
-/**
- * sroce_qp_notify() - signal the CQs and report the events collected
- *	under the QP lock
- * @nfy: what sroce_qp_complete() and the engine collected; the QP lock
- *	is not held
- */
-void sroce_qp_notify(struct sroce_nfy *nfy)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(nfy->cq); i++) {
-		if (nfy->cq_err[i])
-			sroce_cq_overflow_event(nfy->cq_err[i]);
-		if (nfy->cq[i])
-			sroce_cq_signal(nfy->cq[i]);
-	}
-	if (nfy->qp_fatal)
-		sroce_qp_fatal_event(nfy->qp_fatal);
-	if (nfy->srq_limit)
-		sroce_srq_limit_event(nfy->srq_limit);
-	if (nfy->last_wqe)
-		sroce_srq_last_wqe_event(nfy->last_wqe);
-}
-
 /**
  * sroce_qp_error() - move a QP to the error state and flush it
  * @qp: the QP, lock held
@@ -393,7 +327,7 @@ void sroce_qp_error(struct sroce_qp *qp, struct sroce_nfy *nfy)
 	if (qp->state == IB_QPS_RESET)
 		return;
 	/* Once: the SRQ's WQEs stay, the QP takes none any more (srq.c). */
-	if (qp->ibqp.srq && qp->state != IB_QPS_ERR)
+	if (sroce_qp_takes_srq(qp) && qp->state != IB_QPS_ERR)
 		nfy->last_wqe = qp;
 	qp->state = IB_QPS_ERR;
 	qp->attr.qp_state = IB_QPS_ERR;
@@ -417,7 +351,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	WRITE_ONCE(*qp->sq.producer, 0);
 	WRITE_ONCE(*qp->sq.consumer, 0);
 	WRITE_ONCE(*qp->sq.notify, SROCE_SQ_NOTIFY_DOORBELL);
-	if (!qp->ibqp.srq) {
+	if (sroce_qp_has_rq(qp)) {
 		WRITE_ONCE(*qp->rq.producer, 0);
 		WRITE_ONCE(*qp->rq.consumer, 0);
 	}

@@ -106,6 +106,7 @@ enum sroce_swqe_state {
  *	or, for a local operation, it was executed)
  * @status: the completion status of an SROCE_SWQE_ERROR entry
  * @op: the operation's own fields, as the WQE had them (uapi)
+ * @xrc_srqn: XRC INI QP: the XRC SRQ at the target (every packet's XRCETH)
  * @first_psn: PSN of the first packet, set when it is first sent
  * @last_psn: PSN of the last packet (of the last response for a READ)
  * @dqpn: UD: the destination QP
@@ -126,6 +127,7 @@ struct sroce_swqe {
 	bool numbered;
 	u8 status;
 	union sroce_wqe_op op;
+	u32 xrc_srqn;
 	u32 first_psn;
 	u32 last_psn;
 	u32 dqpn;
@@ -171,6 +173,9 @@ enum sroce_res_type {
  * @len: READ: bytes from @va
  * @rkey: READ: the rkey of the request (a duplicate must name it)
  * @orig: atomic: the original value, returned again to a duplicate
+ * @pd: READ: the PD its key is checked against for every response (the
+ *	QP's, or for an XRC TGT QP the SRQ's the request named); compared,
+ *	never dereferenced
  */
 struct sroce_res {
 	u8 type;
@@ -184,6 +189,7 @@ struct sroce_res {
 	u32 len;
 	u32 rkey;
 	u64 orig;
+	struct ib_pd *pd;
 };
 
 /*
@@ -291,6 +297,9 @@ struct sroce_comp {
  * @res_tail: index of the oldest resource whose responses are not all
  *	sent (@res_head when all are)
  * @ack: the ACK or NAK to send once the responses before it are out
+ * @xsrq: XRC TGT QP: the XRC SRQ the packet being executed names, with a
+ *	reference, or NULL (xrc.c); set for the execution of one packet
+ * @xrc_srqn: XRC TGT QP: the number of the SRQ @rwqe came from
  */
 struct sroce_resp {
 	u32 rq_cons;
@@ -311,6 +320,8 @@ struct sroce_resp {
 	u32 res_head;
 	u32 res_tail;
 	struct sroce_resp_ack ack;
+	struct sroce_srq *xsrq;
+	u32 xrc_srqn;
 };
 
 /**
@@ -348,6 +359,7 @@ struct sroce_resp {
  * @av: the path (set with IB_QP_AV): GIDs, traffic class, hop limit
  * @pmtu: path MTU in bytes
  * @cap: the capabilities granted at creation; constant
+ * @xrcd: XRC TGT QP: its XRC domain; constant
  * @mcast: UD: the QP's multicast attachments (mcast.c), under the
  *	device's mcast.lock
  */
@@ -381,6 +393,7 @@ struct sroce_qp {
 	struct sroce_av av;
 	u32 pmtu;
 	struct ib_qp_cap cap;
+	struct ib_xrcd *xrcd;
 	struct list_head mcast;
 };
 
@@ -403,10 +416,32 @@ static inline struct sroce_res *sroce_resp_res_at(struct sroce_qp *qp,
 	return &qp->resp.res[index & (qp->resp.res_size - 1)];
 }
 
+/* An XRC QP: the initiator (send side) or the target (receive side). */
+static inline bool sroce_qp_is_xrc(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_XRC_INI ||
+	       qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+}
+
 /* A reliable QP: its packets are acknowledged and sent again. */
 static inline bool sroce_qp_is_rc(const struct sroce_qp *qp)
 {
-	return qp->ibqp.qp_type == IB_QPT_RC;
+	return qp->ibqp.qp_type == IB_QPT_RC || sroce_qp_is_xrc(qp);
+}
+
+/* A QP with a receive queue of its own: neither with an SRQ nor XRC. */
+static inline bool sroce_qp_has_rq(const struct sroce_qp *qp)
+{
+	return !qp->ibqp.srq && !sroce_qp_is_xrc(qp);
+}
+
+/*
+ * A QP whose receives come from SRQs: created with one, or an XRC TGT QP
+ * (from the XRC SRQ each request names).
+ */
+static inline bool sroce_qp_takes_srq(const struct sroce_qp *qp)
+{
+	return qp->ibqp.srq || qp->ibqp.qp_type == IB_QPT_XRC_TGT;
 }
 
 /* A datagram QP: UD, or the GSI QP (QP1), which is UD on the wire. */
@@ -430,6 +465,8 @@ static inline enum sroce_transport sroce_qp_transport(const struct sroce_qp *qp)
 {
 	if (sroce_qp_is_ud(qp))
 		return SROCE_TRANSPORT_UD;
+	if (sroce_qp_is_xrc(qp))
+		return SROCE_TRANSPORT_XRC;
 	return qp->ibqp.qp_type == IB_QPT_UC ? SROCE_TRANSPORT_UC :
 					      SROCE_TRANSPORT_RC;
 }
@@ -455,6 +492,7 @@ struct sroce_nfy {
 	struct sroce_srq *srq_limit;	/* IB_EVENT_SRQ_LIMIT_REACHED */
 	struct sroce_qp *last_wqe;	/* IB_EVENT_QP_LAST_WQE_REACHED */
 	struct sroce_qp *qp_fatal;	/* IB_EVENT_QP_FATAL */
+	struct sroce_srq *srq_ref;	/* an XRC SRQ held until then */
 };
 
 /* qp.c: verbs; post.c: kernel post verbs */
@@ -470,7 +508,7 @@ int sroce_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr);
 
-/* qp.c: for the engine; wqe.c */
+/* qp.c, notify.c: for the engine; wqe.c */
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp, struct sroce_nfy *nfy);
@@ -528,6 +566,13 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
 void sroce_resp_reset(struct sroce_qp *qp);
 bool sroce_resp_run(struct sroce_qp *qp);
+
+/* xrc.c: XRC QPs */
+int sroce_xrc_check_init(const struct ib_qp_init_attr *init,
+			 const struct ib_udata *udata);
+bool sroce_xrc_resp_begin(struct sroce_qp *qp, const struct sroce_pkt *pkt);
+void sroce_xrc_complete(struct sroce_qp *qp, const struct sroce_cqe *cqe,
+			bool solicited, struct sroce_nfy *nfy);
 
 /* rdatomic.c */
 struct sroce_res *sroce_resp_res_alloc(struct sroce_qp *qp, u32 max_dest);

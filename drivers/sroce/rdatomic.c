@@ -100,6 +100,7 @@ static struct sroce_res *sroce_resp_res_new(struct sroce_qp *qp, u8 type,
 	r->last_psn = psn;
 	r->cur_psn = psn;
 	r->msn = msn;
+	r->pd = sroce_resp_pd(qp);
 	return r;
 }
 
@@ -192,12 +193,15 @@ void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		sroce_resp_refused(qp, err, pkt, nfy);
 		return;
 	}
-	err = sroce_mr_remote_begin(qp->sdev, h.atmeth.rkey, mr, qp->ibqp.pd,
-				    qp->ibqp.qp_num, IB_ACCESS_REMOTE_ATOMIC,
-				    h.atmeth.va, sizeof(u64));
+	err = sroce_mr_remote_begin(qp->sdev, h.atmeth.rkey, mr,
+				    sroce_resp_pd(qp), qp->ibqp.qp_num,
+				    IB_ACCESS_REMOTE_ATOMIC, h.atmeth.va,
+				    sizeof(u64));
+	/* XRC's opcodes are RC's with the transport bits (opcode.h). */
 	if (!err)
 		ret = sroce_mr_atomic(mr, h.atmeth.va,
-				      pkt->bth.opcode == SROCE_OP_RC_CMP_SWAP,
+				      (pkt->bth.opcode & ~SROCE_TRANSPORT_MASK) ==
+				      SROCE_OP_RC_CMP_SWAP,
 				      h.atmeth.swap_add, h.atmeth.compare,
 				      &orig);
 	sroce_mr_remote_end(mr);

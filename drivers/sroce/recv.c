@@ -134,6 +134,12 @@ static enum sroce_rx_reason sroce_skb_check_qp(struct sroce_qp *qp,
 	r = sroce_pkt_check_qp(pkt, sroce_qp_transport(qp), qp->pmtu);
 	if (r != SROCE_RX_OK)
 		return r;
+	/* An XRC INI QP takes only responses, an XRC TGT QP only requests. */
+	if ((qp->ibqp.qp_type == IB_QPT_XRC_INI &&
+	     (pkt->info->flags & SROCE_OPF_REQ)) ||
+	    (qp->ibqp.qp_type == IB_QPT_XRC_TGT &&
+	     (pkt->info->flags & SROCE_OPF_RESP)))
+		return SROCE_RX_BAD_TRANSPORT;
 	/* Only the peer of the path talks to a connected QP. */
 	if (memcmp(net->saddr, qp->av.dgid.raw, sizeof(net->saddr)))
 		return SROCE_RX_REASON_NR;

@@ -160,6 +160,7 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 	w->imm = u.imm_data;
 	w->state = SROCE_SWQE_PENDING;
 	w->op = u.op;
+	w->xrc_srqn = u.xrc_srqn & SROCE_QPN_MASK;
 
 	/* Which QP types post what, and who may: the table (proto/wr.c). */
 	info = sroce_wr_info(u.opcode);
@@ -247,15 +248,19 @@ static int sroce_req_seg(struct sroce_qp *qp, const struct sroce_swqe *w,
 	switch (w->opcode) {
 	case IB_UVERBS_WR_RDMA_READ:
 		memset(seg, 0, sizeof(*seg));
-		seg->opcode = SROCE_OP_RC_READ_REQUEST;
+		seg->opcode = sroce_rc_opcode(sroce_qp_transport(qp),
+					      SROCE_OP_RC_READ_REQUEST);
 		seg->last = 1;
 		*npsn = sroce_seg_npkts(w->length - qp->req.cur_off, qp->pmtu);
 		return 0;
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		memset(seg, 0, sizeof(*seg));
-		seg->opcode = w->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
-			      SROCE_OP_RC_CMP_SWAP : SROCE_OP_RC_FETCH_ADD;
+		seg->opcode = sroce_rc_opcode(sroce_qp_transport(qp),
+					      w->opcode ==
+					      IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
+					      SROCE_OP_RC_CMP_SWAP :
+					      SROCE_OP_RC_FETCH_ADD);
 		seg->last = 1;
 		return 0;
 	default:
@@ -334,6 +339,7 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	}
 	h.imm = be32_to_cpu((__force __be32)w->imm);
 	h.ieth_rkey = w->imm;	/* SEND_WITH_INV: the key, host order */
+	h.xrc_srqn = w->xrc_srqn;	/* XRC: the SRQ at the target */
 	if (wri->flags & SROCE_WRF_ATOMIC) {
 		h.atmeth.va = w->op.atomic.remote_addr;
 		h.atmeth.rkey = w->op.atomic.rkey;

@@ -98,9 +98,13 @@ static void sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 	qp->resp.in_msg = false;
 	qp->resp.recv_off = 0;
 	/* The slot is free before its completion shows (the uapi). */
-	if (!qp->ibqp.srq)
+	if (sroce_qp_has_rq(qp))
 		sroce_queue_store_consumer(&qp->rq, ++qp->resp.rq_cons);
-	sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe, solicited, nfy);
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		sroce_xrc_complete(qp, &cqe, solicited, nfy);
+	else
+		sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe, solicited,
+				  nfy);
 }
 
 /* End the RDMA WRITE in progress, if any. */
@@ -169,6 +173,20 @@ void sroce_resp_refused(struct sroce_qp *qp, int err,
 				IB_WC_REM_ACCESS_ERR, pkt, nfy);
 }
 
+/**
+ * sroce_resp_pd() - the PD remote access of a request is checked against
+ * @qp: the QP, lock held
+ *
+ * Return: the QP's PD; for an XRC TGT QP the PD of the XRC SRQ the request
+ * named (xrc.c), NULL (no region matches) without one.
+ */
+struct ib_pd *sroce_resp_pd(struct sroce_qp *qp)
+{
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT)
+		return qp->ibqp.pd;
+	return qp->resp.xsrq ? qp->resp.xsrq->ibsrq.pd : NULL;
+}
+
 /*
  * Check a remote request against the QP's remote access flags and, unless
  * it is of length zero (which touches nothing), its rkey: the region with
@@ -187,7 +205,7 @@ int sroce_resp_rkey(struct sroce_qp *qp, int access, u32 rkey, u64 va,
 	}
 	if (!len)
 		return 0;
-	*mr = sroce_mr_lookup_remote(qp->sdev, rkey, qp->ibqp.pd,
+	*mr = sroce_mr_lookup_remote(qp->sdev, rkey, sroce_resp_pd(qp),
 				     qp->ibqp.qp_num, access, va, len);
 	if (IS_ERR(*mr)) {
 		int err = PTR_ERR(*mr);
@@ -223,15 +241,21 @@ bool sroce_resp_take_rwqe(struct sroce_qp *qp,
 	return true;
 }
 
-/* The same from the QP's SRQ, if it has one (srq.c). */
+/*
+ * The same from the QP's SRQ, if it has one (srq.c), or from the XRC SRQ
+ * the request named (xrc.c).
+ */
 static bool sroce_resp_take_wqe(struct sroce_qp *qp, enum ib_wc_status *status,
 				struct sroce_nfy *nfy)
 {
-	if (!qp->ibqp.srq)
+	struct sroce_srq *srq;
+
+	if (sroce_qp_has_rq(qp))
 		return sroce_resp_take_rwqe(qp, status);
-	if (!sroce_srq_take(to_ssrq(qp->ibqp.srq), qp, &qp->resp.rwqe, status,
-			    nfy))
+	srq = qp->ibqp.srq ? to_ssrq(qp->ibqp.srq) : qp->resp.xsrq;
+	if (!sroce_srq_take(srq, qp, &qp->resp.rwqe, status, nfy))
 		return false;
+	qp->resp.xrc_srqn = qp->resp.xsrq ? srq->ibsrq.ext.xrc.srq_num : 0;
 	qp->resp.in_msg = true;
 	qp->resp.recv_off = 0;
 	return true;
@@ -355,7 +379,7 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_pkt_hdrs(pkt, &h);
 		/* SEND_WITH_INV: the peer's window goes with the message. */
 		if ((flags & SROCE_OPF_INV) &&
-		    sroce_key_invalidate(qp->sdev, h.ieth_rkey, qp->ibqp.pd,
+		    sroce_key_invalidate(qp->sdev, h.ieth_rkey, sroce_resp_pd(qp),
 					 qp->ibqp.qp_num)) {
 			ibdev_dbg(qp->ibqp.device,
 				  "QP %u: cannot invalidate rkey %#x\n",
@@ -437,7 +461,7 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 
 		/* Every packet: its key may have been invalidated since. */
 		ret = sroce_mr_remote_begin(qp->sdev, qp->resp.wr_rkey,
-					    qp->resp.wr_mr, qp->ibqp.pd,
+					    qp->resp.wr_mr, sroce_resp_pd(qp),
 					    qp->ibqp.qp_num,
 					    IB_ACCESS_REMOTE_WRITE, va,
 					    pkt->paylen);
@@ -498,12 +522,16 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_stats __percpu *stats = qp->sdev->stats;
 	u32 flags = pkt->info->flags;
 	struct sroce_nfy nfy = {};
+	struct sroce_srq *xsrq;
 	unsigned long irqflags;
-	bool out;
+	bool out, xrc_ok = true;
 
 	spin_lock_irqsave(&qp->lock, irqflags);
 	if (qp->destroyed || qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
 		goto out_unlock;
+	/* XRC: the SRQ the request is for, held while it executes */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		xrc_ok = sroce_xrc_resp_begin(qp, pkt);
 	if (sroce_qp_is_ud(qp)) {
 		sroce_resp_ud(qp, skb, pkt, &nfy);
 		goto out_unlock;
@@ -533,7 +561,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		break;
 	case SROCE_PSN_EXPECTED:
 		qp->resp.nak_sent = false;
-		if (sroce_resp_out_of_place(qp, flags))
+		if (!xrc_ok || sroce_resp_out_of_place(qp, flags))
 			sroce_resp_invalid(qp, pkt, &nfy);
 		else if (flags & SROCE_OPF_SEND)
 			sroce_resp_send(qp, skb, pkt, &nfy);
@@ -547,8 +575,13 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 out_unlock:
 	out = qp->resp.ack.send || qp->resp.res_tail != qp->resp.res_head;
+	xsrq = qp->resp.xsrq;
+	qp->resp.xsrq = NULL;
 	spin_unlock_irqrestore(&qp->lock, irqflags);
 	sroce_qp_notify(&nfy);
+	/* After the notification: the CQ signalled may be the SRQ's. */
+	if (xsrq)
+		sroce_srq_put(xsrq);
 	if (out)
 		sroce_resp_kick(qp);
 }
@@ -561,12 +594,11 @@ out_unlock:
  * Responses not yet sent are dropped, unless the responder decided an
  * error NAK: the responses of the requests accepted before the failing
  * one go out, then the NAK (the requester takes the NAK as the end of
- * everything before it).  A QP with an SRQ flushes only the WQE it had
- * taken: the SRQ keeps the others for its other QPs.
+ * everything before it).  A QP with an SRQ (an XRC TGT QP too) flushes
+ * only the WQE it had taken: the SRQ keeps the others for its other QPs.
  */
 void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 {
-	struct sroce_cq *cq = sroce_qp_recv_cq(qp);
 	struct sroce_cqe cqe = {
 		.status = IB_WC_WR_FLUSH_ERR,
 		.opcode = IB_WC_RECV,
@@ -575,7 +607,7 @@ void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 
 	lockdep_assert_held(&qp->lock);
 	/* With an SRQ only the WQE the QP took is its own to flush. */
-	if (qp->ibqp.srq && qp->resp.in_msg)
+	if (!sroce_qp_has_rq(qp) && qp->resp.in_msg)
 		sroce_resp_complete(qp, IB_WC_WR_FLUSH_ERR, IB_WC_RECV, 0, NULL,
 				    NULL, nfy);
 	sroce_resp_drop(qp, !(qp->resp.ack.send &&
@@ -583,7 +615,7 @@ void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 			      SROCE_AETH_NAK &&
 			      sroce_aeth_value(qp->resp.ack.syndrome) !=
 			      SROCE_NAK_PSN_SEQ));
-	if (qp->ibqp.srq)
+	if (!sroce_qp_has_rq(qp))
 		return;
 	prod = sroce_queue_load_producer(&qp->rq);
 	if (prod - qp->resp.rq_cons > qp->rq.num_entries)
@@ -594,7 +626,7 @@ void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 
 		cqe.wr_id = READ_ONCE(u->wr_id);
 		sroce_queue_store_consumer(&qp->rq, ++qp->resp.rq_cons);
-		sroce_qp_complete(qp, cq, &cqe, false, nfy);
+		sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe, false, nfy);
 	}
 }
 

@@ -29,6 +29,7 @@ void sroce_resp_invalid(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 			struct sroce_nfy *nfy);
 void sroce_resp_refused(struct sroce_qp *qp, int err,
 			const struct sroce_pkt *pkt, struct sroce_nfy *nfy);
+struct ib_pd *sroce_resp_pd(struct sroce_qp *qp);
 int sroce_resp_rkey(struct sroce_qp *qp, int access, u32 rkey, u64 va,
 		    u64 len, struct sroce_mr **mr);
 bool sroce_resp_take_rwqe(struct sroce_qp *qp, enum ib_wc_status *status);

@@ -61,11 +61,12 @@ static struct sk_buff *sroce_resp_build_res(struct sroce_qp *qp,
 	if (r->type == SROCE_RES_READ) {
 		off = sroce_psn_outstanding(r->cur_psn, r->first_psn) *
 		      qp->pmtu;
-		if (sroce_seg_at(SROCE_TRANSPORT_RC, SROCE_MSG_READ_RESP,
+		if (sroce_seg_at(sroce_qp_transport(qp), SROCE_MSG_READ_RESP,
 				 r->len, qp->pmtu, off, &seg))
 			return NULL;
 	} else {
-		seg.opcode = SROCE_OP_RC_ATOMIC_ACK;
+		seg.opcode = sroce_rc_opcode(sroce_qp_transport(qp),
+					     SROCE_OP_RC_ATOMIC_ACK);
 		seg.last = 1;
 	}
 	hdr_len = sroce_opcode_lookup(seg.opcode)->hdr_len;
@@ -75,7 +76,7 @@ static struct sk_buff *sroce_resp_build_res(struct sroce_qp *qp,
 	if (seg.paylen) {
 		/* Every packet: its key may have been invalidated since. */
 		ret = sroce_mr_remote_begin(qp->sdev, r->rkey, r->mr,
-					    qp->ibqp.pd, qp->ibqp.qp_num,
+					    r->pd, qp->ibqp.qp_num,
 					    IB_ACCESS_REMOTE_READ, r->va + off,
 					    seg.paylen);
 		if (!ret)
@@ -118,7 +119,7 @@ static struct sk_buff *sroce_resp_build_ack(struct sroce_qp *qp)
 	skb = sroce_net_alloc_skb(qp, hdr_len, 0, &hdr);
 	if (!skb)
 		return NULL;
-	h.bth.opcode = SROCE_OP_RC_ACK;
+	h.bth.opcode = sroce_rc_opcode(sroce_qp_transport(qp), SROCE_OP_RC_ACK);
 	h.bth.pkey = SROCE_DEFAULT_PKEY;
 	h.bth.dqpn = qp->attr.dest_qp_num;
 	h.bth.psn = qp->resp.ack.psn;

@@ -85,6 +85,9 @@
  * @ah_xa: address handles by number (ah.c); its lock (irqsave) guards
  *	insertion, removal and lookups.
  * @srq_count: live shared receive queues; atomic, bounded by SROCE_MAX_SRQ.
+ * @srq_xa: XRC SRQs by number (xrc.c), looked up under RCU by the receive
+ *	path; the number is the SRQ's ibsrq.ext.xrc.srq_num.
+ * @srq_next: cursor of the cyclic XRC SRQ number allocation.
  * @mcast: multicast groups and their attached QPs (mcast.h, mcast.c).
  * @net: the namespace of @ndev at creation, whose UDP sockets the device
  *	holds (socket.c: sroce_socket_get() before allocation,
@@ -111,6 +114,8 @@ struct sroce_dev {
 	u32 qp_next;
 	struct xarray ah_xa;
 	atomic_t srq_count;
+	struct xarray srq_xa;
+	u32 srq_next;
 	struct sroce_mcast mcast;
 	struct net *net;
 	struct sroce_stats __percpu *stats;
@@ -132,6 +137,11 @@ struct sroce_ucontext {
  */
 struct sroce_pd {
 	struct ib_pd ibpd;
+};
+
+/* An XRC domain: nothing of sroce's own (xrc.c). */
+struct sroce_xrcd {
+	struct ib_xrcd ibxrcd;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
@@ -184,6 +194,10 @@ int sroce_udata_get_cmd(struct ib_device *ibdev, struct ib_udata *udata,
 /* pd.c */
 int sroce_pd_alloc(struct ib_pd *ibpd, struct ib_udata *udata);
 int sroce_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* xrc.c: XRC domains (the rest of xrc.c: srq.h, qp.h) */
+int sroce_xrcd_alloc(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int sroce_xrcd_dealloc(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 
 /* queue.c, cq.c, mr.c: the data path's rings, CQs and memory regions */
 #include "queue.h"

@@ -24,7 +24,10 @@
  * Lifetime.  The core counts the QPs using an SRQ (ib_srq.usecnt) and
  * refuses to destroy one still in use, and destroys the QPs of a context
  * before its SRQs; the QP's own destruction waits for its responder.  So
- * no responder can be in an SRQ that destroy_srq frees.
+ * no responder can be in an SRQ that destroy_srq frees.  An XRC SRQ is
+ * different: no QP is created with it, an XRC TGT QP finds it by the
+ * number each request carries (xrc.c) and holds a reference while it
+ * uses it; destroy_srq unpublishes the number and waits for them.
  */
 #include <linux/log2.h>
 #include <rdma/uverbs_ioctl.h>
@@ -60,14 +63,18 @@ static int sroce_srq_check_cmd(struct ib_device *ibdev,
 
 /**
  * sroce_srq_create() - ops.create_srq
- * @ibsrq: allocated and zeroed by the core; pd, handler and type set
- * @init: a basic SRQ; @init->attr.max_wr and .max_sge are updated to what
- *	was granted (srq_limit is ignored, as ibv_create_srq(3) says)
+ * @ibsrq: allocated and zeroed by the core; pd, handler, type and, for
+ *	XRC, the XRC domain and the CQ set
+ * @init: a basic or XRC SRQ; @init->attr.max_wr and .max_sge are updated
+ *	to what was granted (srq_limit is ignored, as ibv_create_srq(3) says)
  * @udata: a user's struct sroce_create_srq_cmd / _resp, or NULL
  *
- * Return: 0, -EOPNOTSUPP for an XRC or tag-matching SRQ, -EINVAL for a
- * size of 0 or beyond the limits or a bad command, -ENOMEM (also beyond
- * SROCE_MAX_SRQ SRQs), -EFAULT.
+ * An XRC SRQ gets its number (ibsrq->ext.xrc.srq_num), published once the
+ * SRQ is complete.
+ *
+ * Return: 0, -EOPNOTSUPP for a tag-matching SRQ, -EINVAL for a size of 0
+ * or beyond the limits, a bad command, an XRC SRQ without a domain or CQ,
+ * -ENOMEM (also beyond SROCE_MAX_SRQ SRQs or SRQ numbers), -EFAULT.
  */
 int sroce_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		     struct ib_udata *udata)
@@ -78,8 +85,11 @@ int sroce_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	u32 entries, esize;
 	int ret;
 
-	if (init->srq_type != IB_SRQT_BASIC)
+	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC)
 		return -EOPNOTSUPP;
+	if (init->srq_type == IB_SRQT_XRC &&
+	    (!init->ext.xrc.xrcd || !init->ext.cq))
+		return -EINVAL;
 	if (!init->attr.max_wr || init->attr.max_wr > SROCE_MAX_SRQ_WR ||
 	    init->attr.max_sge > SROCE_MAX_SGE) {
 		ibdev_dbg(ibsrq->device,
@@ -98,6 +108,8 @@ int sroce_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->sdev = sdev;
 	srq->user = !!udata;
 	spin_lock_init(&srq->lock);
+	refcount_set(&srq->ref, 1);
+	init_completion(&srq->released);
 	entries = roundup_pow_of_two(init->attr.max_wr);
 	esize = sroce_srq_entry_size(init->attr.max_sge);
 	ret = sroce_queue_init(&srq->rq, udata, entries, esize);
@@ -118,6 +130,11 @@ int sroce_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	init->attr.max_wr = srq->max_wr;
 	init->attr.max_sge = srq->max_sge;
 	init->attr.srq_limit = 0;
+	if (init->srq_type == IB_SRQT_XRC) {
+		ret = sroce_xsrq_add(srq);
+		if (ret)
+			goto err_destroy_queue;
+	}
 	return 0;
 
 err_destroy_queue:
@@ -190,16 +207,22 @@ int sroce_srq_query(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 
 /**
  * sroce_srq_destroy() - ops.destroy_srq
- * @ibsrq: an SRQ no QP uses any more (the core checks)
+ * @ibsrq: an SRQ no QP uses any more (the core checks); an XRC SRQ that
+ *	XRC TGT QPs may be using
  * @udata: unused
  *
- * WQEs still posted are dropped without completions.
+ * WQEs still posted are dropped without completions.  An XRC SRQ's number
+ * is gone first (requests naming it are refused from then on) and the
+ * responders using the SRQ are waited for.  Sleeps.
  *
  * Return: 0.
  */
 int sroce_srq_destroy(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	if (ibsrq->srq_type == IB_SRQT_XRC)
+		sroce_xsrq_remove(srq);
 
 	sroce_queue_destroy(&srq->rq);
 	atomic_dec(&srq->sdev->srq_count);

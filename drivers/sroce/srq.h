@@ -5,6 +5,8 @@
 #ifndef SROCE_SRQ_H
 #define SROCE_SRQ_H
 
+#include <linux/completion.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
@@ -35,6 +37,9 @@ struct sroce_nfy;
  * @limit: the armed limit (IB_SRQ_LIMIT), 0 when disarmed
  * @max_wr: the WQEs the SRQ holds (the ring's entries); constant
  * @max_sge: SGEs a WQE may carry; constant
+ * @ref: XRC: lookups by number from the receive path hold one (xrc.c),
+ *	plus the SRQ's own
+ * @released: XRC: completed when @ref drops to zero
  */
 struct sroce_srq {
 	struct ib_srq ibsrq;
@@ -46,6 +51,8 @@ struct sroce_srq {
 	u32 limit;
 	u32 max_wr;
 	u32 max_sge;
+	refcount_t ref;
+	struct completion released;
 };
 
 static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)
@@ -61,6 +68,12 @@ int sroce_srq_query(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int sroce_srq_destroy(struct ib_srq *ibsrq, struct ib_udata *udata);
 int sroce_srq_post_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
+
+/* xrc.c: XRC SRQs by number (ibsrq.ext.xrc.srq_num) */
+int sroce_xsrq_add(struct sroce_srq *srq);
+void sroce_xsrq_remove(struct sroce_srq *srq);
+struct sroce_srq *sroce_xsrq_get(struct sroce_dev *sdev, u32 srqn);
+void sroce_srq_put(struct sroce_srq *srq);
 
 /* For the responder of a QP created with an SRQ. */
 bool sroce_srq_take(struct sroce_srq *srq, struct sroce_qp *qp,

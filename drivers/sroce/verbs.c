@@ -2,7 +2,7 @@
 /*
  * verbs.c - the ib_device_ops of every sroce device: the table that binds
  * the core's verbs to the object files (device.c, port.c, ucontext.c,
- * pd.c, queue.c, cq.c, mr.c, qp.c, mcast.c, srq.c).
+ * pd.c, queue.c, cq.c, mr.c, qp.c, mcast.c, srq.c, xrc.c).
  */
 #include <linux/module.h>
 #include <rdma/sroce-abi.h>
@@ -100,4 +100,9 @@ const struct ib_device_ops sroce_dev_ops = {
 	.destroy_srq = sroce_srq_destroy,
 	.post_srq_recv = sroce_srq_post_recv,
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
+
+	/* xrc.c: XRC domains; their SRQs and QPs are srq.c's and qp.c's */
+	.alloc_xrcd = sroce_xrcd_alloc,
+	.dealloc_xrcd = sroce_xrcd_dealloc,
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, sroce_xrcd, ibxrcd),
 };

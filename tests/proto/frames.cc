@@ -63,6 +63,7 @@ sroce_hdrs test_hdrs(uint8_t opcode, uint32_t seed)
 	h.atmack = 0x2122232425262728ull + seed;
 	h.imm = 0xdeadbeef + seed;
 	h.ieth_rkey = 0xcafef00d + seed;
+	h.xrc_srqn = 0x000033 + seed;
 	if (opcode == SROCE_OP_CNP) {
 		h.bth.flags = SROCE_BTHF_BECN;
 		h.bth.psn = 0;

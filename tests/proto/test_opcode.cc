@@ -18,6 +18,10 @@ TEST(Opcode, ValidSet)
 	want.push_back(0x64);
 	want.push_back(0x65);
 	want.push_back(0x81);
+	for (uint8_t op = 0xa0; op <= 0xb4; op++) // XRC: RC's | 0xa0
+		want.push_back(op);
+	want.push_back(0xb6);
+	want.push_back(0xb7);
 	EXPECT_EQ(valid_opcodes(), want);
 	for (unsigned op = 0; op < 256; op++) {
 		const sroce_opcode_info *info =
@@ -82,6 +86,31 @@ TEST(Opcode, HeadersPerOpcode)
 		 {{SROCE_HDR_DETH, 12}, {SROCE_HDR_IMMDT, 20}},
 		 24},
 		{SROCE_OP_CNP, {{SROCE_HDR_CNP_RSVD, 12}}, 28},
+		// XRC requests: the XRCETH right after the BTH
+		{SROCE_OP_XRC_SEND_FIRST, {{SROCE_HDR_XRCETH, 12}}, 16},
+		{SROCE_OP_XRC_SEND_LAST_IMM,
+		 {{SROCE_HDR_XRCETH, 12}, {SROCE_HDR_IMMDT, 16}},
+		 20},
+		{SROCE_OP_XRC_WRITE_ONLY_IMM,
+		 {{SROCE_HDR_XRCETH, 12},
+		  {SROCE_HDR_RETH, 16},
+		  {SROCE_HDR_IMMDT, 32}},
+		 36},
+		{SROCE_OP_XRC_READ_REQUEST,
+		 {{SROCE_HDR_XRCETH, 12}, {SROCE_HDR_RETH, 16}},
+		 32},
+		{SROCE_OP_XRC_CMP_SWAP,
+		 {{SROCE_HDR_XRCETH, 12}, {SROCE_HDR_ATMETH, 16}},
+		 44},
+		{SROCE_OP_XRC_SEND_ONLY_INV,
+		 {{SROCE_HDR_XRCETH, 12}, {SROCE_HDR_IETH, 16}},
+		 20},
+		// XRC responses: as RC's, no XRCETH
+		{SROCE_OP_XRC_READ_RESPONSE_FIRST, {{SROCE_HDR_AETH, 12}}, 16},
+		{SROCE_OP_XRC_ACK, {{SROCE_HDR_AETH, 12}}, 16},
+		{SROCE_OP_XRC_ATOMIC_ACK,
+		 {{SROCE_HDR_AETH, 12}, {SROCE_HDR_ATMACK, 16}},
+		 24},
 	};
 	for (const Want &w : wants) {
 		const sroce_opcode_info *info = sroce_opcode_lookup(w.op);
@@ -114,8 +143,24 @@ TEST(Opcode, Properties)
 			continue;
 		}
 		EXPECT_NE(!!(f & SROCE_OPF_REQ), !!(f & SROCE_OPF_RESP));
+		const bool reliable =
+			t == SROCE_TRANSPORT_RC || t == SROCE_TRANSPORT_XRC;
 		EXPECT_EQ(!!(f & SROCE_OPF_NEED_ACK),
-			  t == SROCE_TRANSPORT_RC && (f & SROCE_OPF_REQ));
+			  reliable && (f & SROCE_OPF_REQ));
+		// the XRCETH on every XRC request, nowhere else
+		EXPECT_EQ(!!sroce_opcode_has(info, SROCE_HDR_XRCETH),
+			  t == SROCE_TRANSPORT_XRC && (f & SROCE_OPF_REQ));
+		// an XRC opcode is the RC opcode's row with an XRCETH
+		if (t == SROCE_TRANSPORT_XRC) {
+			const sroce_opcode_info *rc =
+				sroce_opcode_lookup(op & 0x1f);
+			EXPECT_EQ(f, rc->flags);
+			EXPECT_EQ(sroce_rc_opcode(t, op & 0x1f), op);
+			EXPECT_EQ(info->hdr_len,
+				  rc->hdr_len + ((f & SROCE_OPF_REQ)
+							 ? SROCE_XRCETH_LEN
+							 : 0));
+		}
 		EXPECT_EQ(!!(f & SROCE_OPF_IMM),
 			  sroce_opcode_has(info, SROCE_HDR_IMMDT));
 		EXPECT_EQ(!!(f & SROCE_OPF_INV),
@@ -123,7 +168,7 @@ TEST(Opcode, Properties)
 		EXPECT_EQ(!!sroce_opcode_has(info, SROCE_HDR_DETH),
 			  t == SROCE_TRANSPORT_UD);
 		if (f & SROCE_OPF_RESP) {
-			EXPECT_EQ(t, SROCE_TRANSPORT_RC);
+			EXPECT_TRUE(reliable);
 		}
 		// a message consumes a receive WQE on its first packet
 		if (f & SROCE_OPF_SEND) {
@@ -139,11 +184,13 @@ TEST(Opcode, Properties)
 		// payload-less opcodes: read request, atomics, ACKs
 		EXPECT_EQ(!(f & SROCE_OPF_PAYLOAD),
 			  (f & SROCE_OPF_ATOMIC) || (f & SROCE_OPF_ACK) ||
-				  op == SROCE_OP_RC_READ_REQUEST);
+				  op == SROCE_OP_RC_READ_REQUEST ||
+				  op == SROCE_OP_XRC_READ_REQUEST);
 		// RETH on WRITE first/only and on READ requests
 		EXPECT_EQ(sroce_opcode_has(info, SROCE_HDR_RETH),
 			  ((f & SROCE_OPF_WRITE) && (f & SROCE_OPF_FIRST)) ||
-				  op == SROCE_OP_RC_READ_REQUEST);
+				  op == SROCE_OP_RC_READ_REQUEST ||
+				  op == SROCE_OP_XRC_READ_REQUEST);
 		// AETH on every response but a read response middle
 		EXPECT_EQ(sroce_opcode_has(info, SROCE_HDR_AETH),
 			  (f & SROCE_OPF_RESP) && !(f & SROCE_OPF_MIDDLE));
@@ -181,6 +228,17 @@ TEST(Opcode, MsgOpcodes)
 		{SROCE_TRANSPORT_UD, SROCE_MSG_WRITE, -1, -1, -1, -1},
 		{SROCE_TRANSPORT_RD, SROCE_MSG_SEND, -1, -1, -1, -1},
 		{SROCE_TRANSPORT_CNP, SROCE_MSG_SEND, -1, -1, -1, -1},
+		{SROCE_TRANSPORT_CNP, SROCE_MSG_READ_RESP, -1, -1, -1, -1},
+		{SROCE_TRANSPORT_XRC, SROCE_MSG_SEND, 0xa0, 0xa1, 0xa2, 0xa4},
+		{SROCE_TRANSPORT_XRC, SROCE_MSG_SEND_IMM, 0xa0, 0xa1, 0xa3,
+		 0xa5},
+		{SROCE_TRANSPORT_XRC, SROCE_MSG_SEND_INV, 0xa0, 0xa1, 0xb6,
+		 0xb7},
+		{SROCE_TRANSPORT_XRC, SROCE_MSG_WRITE, 0xa6, 0xa7, 0xa8, 0xaa},
+		{SROCE_TRANSPORT_XRC, SROCE_MSG_WRITE_IMM, 0xa6, 0xa7, 0xa9,
+		 0xab},
+		{SROCE_TRANSPORT_XRC, SROCE_MSG_READ_RESP, 0xad, 0xae, 0xaf,
+		 0xb0},
 	};
 	for (const Row &r : rows) {
 		EXPECT_EQ(sroce_msg_opcode(r.t, r.op, SROCE_SEG_FIRST),

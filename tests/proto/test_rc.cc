@@ -85,12 +85,12 @@ TEST(Mtu, FromNetdev)
 	EXPECT_EQ(sroce_mtu_from_netdev(1500), SROCE_MTU_1024);
 	EXPECT_EQ(sroce_mtu_from_netdev(9000), SROCE_MTU_4096);
 	EXPECT_EQ(sroce_mtu_from_netdev(1280), SROCE_MTU_1024);
-	EXPECT_EQ(sroce_mtu_from_netdev(1024 + 84), SROCE_MTU_1024);
-	EXPECT_EQ(sroce_mtu_from_netdev(1024 + 83), SROCE_MTU_512);
-	EXPECT_EQ(sroce_mtu_from_netdev(4096 + 84), SROCE_MTU_4096);
-	EXPECT_EQ(sroce_mtu_from_netdev(4096 + 83), SROCE_MTU_2048);
-	EXPECT_EQ(sroce_mtu_from_netdev(256 + 84), SROCE_MTU_256);
-	EXPECT_EQ(sroce_mtu_from_netdev(256 + 83), 0);
+	EXPECT_EQ(sroce_mtu_from_netdev(1024 + 88), SROCE_MTU_1024);
+	EXPECT_EQ(sroce_mtu_from_netdev(1024 + 87), SROCE_MTU_512);
+	EXPECT_EQ(sroce_mtu_from_netdev(4096 + 88), SROCE_MTU_4096);
+	EXPECT_EQ(sroce_mtu_from_netdev(4096 + 87), SROCE_MTU_2048);
+	EXPECT_EQ(sroce_mtu_from_netdev(256 + 88), SROCE_MTU_256);
+	EXPECT_EQ(sroce_mtu_from_netdev(256 + 87), 0);
 	EXPECT_EQ(sroce_mtu_from_netdev(0), 0);
 	EXPECT_EQ(sroce_mtu_from_netdev(65535), SROCE_MTU_4096);
 }

@@ -142,7 +142,7 @@ TEST(Wire, PkeyMatch)
 
 TEST(Wire, Sizes)
 {
-	EXPECT_EQ(SROCE_MAX_HDR_LEN, 40);
+	EXPECT_EQ(SROCE_MAX_HDR_LEN, 44); // BTH, XRCETH, AtomicETH
 	uint32_t max = 0;
 	for (uint8_t op : sroce::test::valid_opcodes())
 		max = std::max<uint32_t>(max, sroce_opcode_lookup(op)->hdr_len);

@@ -129,6 +129,12 @@ constexpr verbs_context_ops make_context_ops()
 	ops.query_srq = query_srq;
 	ops.destroy_srq = destroy_srq;
 	ops.post_srq_recv = post_srq_recv;
+	/* xrc.cpp */
+	ops.open_xrcd = open_xrcd;
+	ops.close_xrcd = close_xrcd;
+	ops.create_srq_ex = create_srq_ex;
+	ops.get_srq_num = get_srq_num;
+	ops.open_qp = open_qp;
 	return ops;
 }
 

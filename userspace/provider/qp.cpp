@@ -90,6 +90,18 @@ int qp_setup(qp *q, ibv_context *ibctx, const ibv_qp_cap &cap, bool has_srq,
 	return 0;
 }
 
+int qp_setup_locks(qp *q) noexcept
+{
+	int ret = pthread_spin_init(&q->sq_lock, PTHREAD_PROCESS_PRIVATE);
+
+	if (ret != 0)
+		return ret;
+	ret = pthread_spin_init(&q->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret != 0)
+		pthread_spin_destroy(&q->sq_lock);
+	return ret;
+}
+
 void qp_teardown(qp *q) noexcept
 {
 	unmap_ring(&q->sq_map);
@@ -123,7 +135,10 @@ ibv_qp *create_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept
 	scope_exit destroy([q] { ibv_cmd_destroy_qp(&q->vqp.qp); });
 
 	/* What the kernel granted, as libibverbs wrote it back. */
-	ret = qp_setup(q, pd->context, attr->cap, attr->srq != nullptr,
+	/* An XRC INI QP has no receive ring (XRC TGT QPs: create_qp_ex). */
+	ret = qp_setup(q, pd->context, attr->cap,
+		       attr->srq != nullptr ||
+			       attr->qp_type == IBV_QPT_XRC_SEND,
 		       resp.drv);
 	if (ret != 0)
 		return null_with_errno(ret);
@@ -237,7 +252,9 @@ int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept
 	qp *q = to_qp(ibqp);
 	std::uint32_t posted = 0;
 
-	if (!sq_state_can_post(ibqp->state)) {
+	/* An XRC TGT QP has no send queue. */
+	if (!sq_state_can_post(ibqp->state) ||
+	    ibqp->qp_type == IBV_QPT_XRC_RECV) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -258,13 +275,16 @@ int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept
 
 /*
  * Every state but RESET; never a system call.  A QP with an SRQ has no
- * receive queue: its receives are posted to the SRQ.
+ * receive queue: its receives are posted to the SRQ; nor have XRC QPs
+ * (an XRC TGT QP's receives are in the XRC SRQs).
  */
 int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept
 {
 	qp *q = to_qp(ibqp);
 
-	if (!rq_state_can_post(ibqp->state) || ibqp->srq != nullptr) {
+	if (!rq_state_can_post(ibqp->state) || ibqp->srq != nullptr ||
+	    ibqp->qp_type == IBV_QPT_XRC_SEND ||
+	    ibqp->qp_type == IBV_QPT_XRC_RECV) {
 		*bad_wr = wr;
 		return EINVAL;
 	}

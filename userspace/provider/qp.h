@@ -54,6 +54,12 @@ ibv_qp *create_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept;
 int qp_setup(qp *q, ibv_context *ibctx, const ibv_qp_cap &cap, bool has_srq,
 	     const sroce_create_qp_resp &drv) noexcept;
 
+/*
+ * The locks alone, for a QP without rings (an XRC TGT QP, created or
+ * opened); 0 or an errno.  qp_teardown() undoes it too.
+ */
+int qp_setup_locks(qp *q) noexcept;
+
 /* The inverse of a successful qp_setup(). */
 void qp_teardown(qp *q) noexcept;
 
@@ -73,9 +79,11 @@ ibv_qp *create_qp_ex(ibv_context *ibctx, ibv_qp_init_attr_ex *attr) noexcept;
 /*
  * What create_qp_ex() accepts: comp_mask IBV_QP_INIT_ATTR_PD (required),
  * _SEND_OPS_FLAGS and _CREATE_FLAGS with no flag; send_ops_flags naming
- * only opcodes the QP type can post (ibv_post_send(3)'s), for RC, UC and
- * UD.  0, EINVAL without a PD, else EOPNOTSUPP (XRC, TSO, atomic write,
- * RSS, creation flags).
+ * only opcodes the QP type can post (ibv_post_send(3)'s), for RC, UC, UD
+ * and XRC INI (XRC_SEND); _XRCD for an XRC TGT QP (XRC_RECV), which needs
+ * no PD and takes no send_ops_flags.  0, EINVAL without a PD (or an XRC
+ * TGT QP without a domain), else EOPNOTSUPP (TSO, atomic write, RSS,
+ * creation flags).
  */
 int check_qp_init_attr(const ibv_qp_init_attr_ex &attr) noexcept;
 
@@ -89,6 +97,13 @@ int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept;
 int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept;
 int attach_mcast(ibv_qp *ibqp, const ibv_gid *gid, std::uint16_t lid) noexcept;
 int detach_mcast(ibv_qp *ibqp, const ibv_gid *gid, std::uint16_t lid) noexcept;
+
+/* xrc.cpp: XRC domains, XRC SRQs' numbers, opening an XRC TGT QP */
+ibv_xrcd *open_xrcd(ibv_context *ibctx, ibv_xrcd_init_attr *attr) noexcept;
+int close_xrcd(ibv_xrcd *ibxrcd) noexcept;
+ibv_srq *create_srq_ex(ibv_context *ibctx, ibv_srq_init_attr_ex *attr) noexcept;
+int get_srq_num(ibv_srq *ibsrq, std::uint32_t *srq_num) noexcept;
+ibv_qp *open_qp(ibv_context *ibctx, ibv_qp_open_attr *attr) noexcept;
 
 } /* namespace sroce */
 

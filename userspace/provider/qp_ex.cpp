@@ -43,8 +43,8 @@ constexpr send_op send_ops[] = {
 };
 
 constexpr std::uint64_t supported_qp_comp_mask =
-	IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
-	IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
+	IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 
 /* The send_ops_flags a QP of qp_type can honour. */
 std::uint64_t send_ops_of(ibv_qp_type qp_type)
@@ -163,6 +163,11 @@ void wr_set_ud_addr(ibv_qp_ex *qpx, ibv_ah *ah, std::uint32_t remote_qpn,
 	wrb_set_ud_addr(to_qp(qpx)->wrb, ah, remote_qpn, remote_qkey);
 }
 
+void wr_set_xrc_srqn(ibv_qp_ex *qpx, std::uint32_t remote_srqn) noexcept
+{
+	wrb_set_xrc_srqn(to_qp(qpx)->wrb, remote_srqn);
+}
+
 void wr_set_sge(ibv_qp_ex *qpx, std::uint32_t lkey, std::uint64_t addr,
 		std::uint32_t length) noexcept
 {
@@ -235,6 +240,15 @@ int check_qp_init_attr(const ibv_qp_init_attr_ex &attr) noexcept
 {
 	if ((attr.comp_mask & ~supported_qp_comp_mask) != 0)
 		return EOPNOTSUPP;
+	/* An XRC TGT QP belongs to a domain, not a PD, and sends nothing. */
+	if (attr.qp_type == IBV_QPT_XRC_RECV) {
+		if ((attr.comp_mask & IBV_QP_INIT_ATTR_XRCD) == 0 ||
+		    attr.xrcd == nullptr)
+			return EINVAL;
+		return (attr.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0
+			       ? EOPNOTSUPP
+			       : 0;
+	}
 	if ((attr.comp_mask & IBV_QP_INIT_ATTR_PD) == 0 || attr.pd == nullptr)
 		return EINVAL;
 	if ((attr.comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) != 0 &&
@@ -243,7 +257,7 @@ int check_qp_init_attr(const ibv_qp_init_attr_ex &attr) noexcept
 	if ((attr.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) == 0)
 		return 0;
 	if (attr.qp_type != IBV_QPT_RC && attr.qp_type != IBV_QPT_UC &&
-	    attr.qp_type != IBV_QPT_UD)
+	    attr.qp_type != IBV_QPT_UD && attr.qp_type != IBV_QPT_XRC_SEND)
 		return EOPNOTSUPP;
 	if ((attr.send_ops_flags & ~send_ops_of(attr.qp_type)) != 0)
 		return EOPNOTSUPP;
@@ -275,6 +289,7 @@ void set_qp_ex_ops(qp *q, std::uint64_t flags) noexcept
 	if ((flags & IBV_QP_EX_WITH_SEND_WITH_INV) != 0)
 		x.wr_send_inv = wr_send_inv;
 	x.wr_set_ud_addr = wr_set_ud_addr;
+	x.wr_set_xrc_srqn = wr_set_xrc_srqn;
 	x.wr_set_sge = wr_set_sge;
 	x.wr_set_sge_list = wr_set_sge_list;
 	x.wr_set_inline_data = wr_set_inline_data;
@@ -319,7 +334,14 @@ ibv_qp *create_qp_ex(ibv_context *ibctx, ibv_qp_init_attr_ex *attr) noexcept
 	attr->cap = cmd_attr.cap;
 	scope_exit destroy([q] { ibv_cmd_destroy_qp(&q->vqp.qp); });
 
-	ret = qp_setup(q, ibctx, attr->cap, attr->srq != nullptr, resp.drv);
+	/* An XRC TGT QP has no rings; an XRC INI QP no receive ring. */
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		ret = qp_setup_locks(q);
+	else
+		ret = qp_setup(q, ibctx, attr->cap,
+			       attr->srq != nullptr ||
+				       attr->qp_type == IBV_QPT_XRC_SEND,
+			       resp.drv);
 	if (ret != 0)
 		return null_with_errno(ret);
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0) {

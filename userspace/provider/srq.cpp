@@ -16,6 +16,28 @@
 
 namespace sroce {
 
+int srq_setup(srq *s, ibv_context *ibctx, const ibv_srq_attr &attr,
+	      const sroce_create_srq_resp &drv) noexcept
+{
+	const ring_need need{
+		.what = "SRQ",
+		.min_entry_size = rq_entry_min(attr.max_sge),
+		.min_entries = attr.max_wr,
+		.has_notify = false,
+	};
+	int ret = map_ring(ibctx, drv.rq, need, &s->rq.ring, &s->map);
+	if (ret != 0)
+		return ret;
+	ret = pthread_spin_init(&s->lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret != 0) {
+		unmap_ring(&s->map);
+		return ret;
+	}
+	s->rq.max_sge = attr.max_sge;
+	s->rq.max_inline = 0;
+	return 0;
+}
+
 /*
  * The granted max_wr and max_sge come back in attr->attr (libibverbs
  * writes them there); the ring must hold at least that.  On any failure
@@ -32,34 +54,19 @@ ibv_srq *create_srq(ibv_pd *pd, ibv_srq_init_attr *attr) noexcept
 	scope_exit free_srq([s] { std::free(s); });
 
 	cmd.drv.recv_wqe_size = sizeof(sroce_recv_wqe);
-	int ret = ibv_cmd_create_srq(pd, &s->ibsrq, attr, cmd.buf(),
+	int ret = ibv_cmd_create_srq(pd, &s->vsrq.srq, attr, cmd.buf(),
 				     create_srq_cmd::size, resp.core_ptr(),
 				     create_srq_resp::size);
 	if (ret != 0)
 		return null_with_errno(ret);
-	scope_exit destroy([s] { ibv_cmd_destroy_srq(&s->ibsrq); });
+	scope_exit destroy([s] { ibv_cmd_destroy_srq(&s->vsrq.srq); });
 
-	const ring_need need{
-		.what = "SRQ",
-		.min_entry_size = rq_entry_min(attr->attr.max_sge),
-		.min_entries = attr->attr.max_wr,
-		.has_notify = false,
-	};
-	ret = map_ring(pd->context, resp.drv.rq, need, &s->rq.ring, &s->map);
+	ret = srq_setup(s, pd->context, attr->attr, resp.drv);
 	if (ret != 0)
 		return null_with_errno(ret);
-	scope_exit unmap([s] { unmap_ring(&s->map); });
-
-	ret = pthread_spin_init(&s->lock, PTHREAD_PROCESS_PRIVATE);
-	if (ret != 0)
-		return null_with_errno(ret);
-	s->rq.max_sge = attr->attr.max_sge;
-	s->rq.max_inline = 0;
-
-	unmap.release();
 	destroy.release();
 	free_srq.release();
-	return &s->ibsrq;
+	return &s->vsrq.srq;
 }
 
 /* The limit (IBV_SRQ_LIMIT); resizing (IBV_SRQ_MAX_WR) is refused. */

@@ -22,7 +22,7 @@ namespace sroce {
  * consume.
  */
 struct srq {
-	ibv_srq ibsrq; /* first: libibverbs' part */
+	verbs_srq vsrq; /* first: libibverbs' part (vsrq.srq the ibv_srq) */
 	pthread_spinlock_t lock;
 	work_queue rq; /* under lock */
 	ring_mapping map; /* the mapping of the ring */
@@ -36,6 +36,14 @@ inline srq *to_srq(ibv_srq *ibsrq) noexcept
 }
 
 ibv_srq *create_srq(ibv_pd *pd, ibv_srq_init_attr *attr) noexcept;
+
+/*
+ * After the kernel created s: its ring mapped, its lock, its limits from
+ * what the kernel granted (attr, as libibverbs wrote it back).  0, or an
+ * errno with nothing left mapped or initialised.
+ */
+int srq_setup(srq *s, ibv_context *ibctx, const ibv_srq_attr &attr,
+	      const sroce_create_srq_resp &drv) noexcept;
 int modify_srq(ibv_srq *ibsrq, ibv_srq_attr *attr, int attr_mask) noexcept;
 int query_srq(ibv_srq *ibsrq, ibv_srq_attr *attr) noexcept;
 int destroy_srq(ibv_srq *ibsrq) noexcept;

@@ -173,6 +173,19 @@ static_assert(create_srq_cmd::size % 4 == 0 && create_srq_resp::size % 4 == 0);
 static_assert(modify_srq_cmd::size == 24);
 static_assert(query_srq_cmd::size == 24);
 static_assert(sizeof(sroce_create_srq_cmd) == 8);
+
+/* XRC: domains, SRQs of any type, opening a TGT QP (verbs_abi.h). */
+using open_xrcd_cmd = uverbs_cmd<sizeof(ib_uverbs_open_xrcd)>;
+using create_xsrq_cmd =
+	uverbs_cmd<sizeof(ib_uverbs_create_xsrq), sroce_create_srq_cmd>;
+using open_qp_cmd = uverbs_cmd<sizeof(ib_uverbs_open_qp)>;
+
+static_assert(open_xrcd_cmd::size == 24);
+static_assert(sizeof(ib_uverbs_open_xrcd_resp) == 4);
+static_assert(create_xsrq_cmd::tail_offset == 56);
+static_assert(tail_is_contiguous<create_xsrq_cmd>());
+static_assert(create_xsrq_cmd::size % 4 == 0);
+static_assert(open_qp_cmd::size == 40);
 static_assert(sizeof(sroce_create_srq_resp) == 80);
 
 /*

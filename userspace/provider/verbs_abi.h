@@ -126,7 +126,27 @@ struct verbs_device {
 	std::uint64_t core_support;
 };
 
-struct verbs_xrcd;
+/*
+ * The XRC domain object (ibv_open_xrcd()): the uverbs handle of the
+ * domain, which ibv_cmd_open_xrcd() sets (comp_mask VERBS_XRCD_HANDLE).
+ */
+struct verbs_xrcd {
+	ibv_xrcd xrcd;
+	std::uint32_t comp_mask;
+	std::uint32_t handle;
+};
+
+/*
+ * The extended SRQ object: ibv_cmd_create_srq_ex() sets the type and, for
+ * an XRC SRQ, its domain, CQ and number (ibv_get_srq_num()).
+ */
+struct verbs_srq {
+	ibv_srq srq;
+	ibv_srq_type srq_type;
+	verbs_xrcd *xrcd;
+	ibv_cq *cq;
+	std::uint32_t srq_num;
+};
 
 /* The extended MR object: dereg_mr and rereg_mr receive this. */
 struct verbs_mr {
@@ -427,6 +447,32 @@ int ibv_cmd_query_srq(ibv_srq *srq, ibv_srq_attr *srq_attr,
 		      ib_uverbs_cmd_hdr *cmd, std::size_t cmd_size);
 int ibv_cmd_destroy_srq(ibv_srq *srq);
 
+/*
+ * XRC.  ibv_cmd_open_xrcd sends attr's fd and oflags (OPEN_XRCD, { hdr;
+ * ib_uverbs_open_xrcd }, 24 bytes, 4-byte response) and sets xrcd's
+ * context and handle; ibv_cmd_close_xrcd destroys it.
+ * ibv_cmd_create_srq_ex creates an SRQ of any type (the command buffer is
+ * { hdr; ib_uverbs_create_xsrq } (56 bytes) and the tail, the response
+ * ib_uverbs_create_srq_resp and the tail, as for ibv_cmd_create_srq) and
+ * fills srq's handle and the verbs_srq fields.  ibv_cmd_open_qp opens an
+ * existing XRC TGT QP of attr's domain (OPEN_QP, { hdr; ib_uverbs_open_qp
+ * }, 40 bytes, the 32-byte ib_uverbs_create_qp_resp) and fills qp's
+ * ibv_qp (no PD, CQs or SRQ; state IBV_QPS_UNKNOWN) and xrcd.
+ */
+int ibv_cmd_open_xrcd(ibv_context *context, verbs_xrcd *xrcd, int vxrcd_size,
+		      ibv_xrcd_init_attr *attr, ib_uverbs_cmd_hdr *cmd,
+		      std::size_t cmd_size, ib_uverbs_open_xrcd_resp *resp,
+		      std::size_t resp_size);
+int ibv_cmd_close_xrcd(verbs_xrcd *xrcd);
+int ibv_cmd_create_srq_ex(ibv_context *context, verbs_srq *srq,
+			  ibv_srq_init_attr_ex *attr_ex, ib_uverbs_cmd_hdr *cmd,
+			  std::size_t cmd_size, ib_uverbs_create_srq_resp *resp,
+			  std::size_t resp_size);
+int ibv_cmd_open_qp(ibv_context *context, verbs_qp *qp, int vqp_sz,
+		    ibv_qp_open_attr *attr, ib_uverbs_cmd_hdr *cmd,
+		    std::size_t cmd_size, ib_uverbs_create_qp_resp *resp,
+		    std::size_t resp_size);
+
 /* printf-style log line to VERBS_LOG_FILE when VERBS_LOG_LEVEL >= level. */
 void __verbs_log(verbs_context *context, std::uint32_t level,
 		 const char *format, ...) __attribute__((format(printf, 3, 4)));
@@ -464,6 +510,10 @@ SROCE_IBVERBS_PRIVATE(ibv_cmd_create_srq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_modify_srq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_query_srq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_destroy_srq);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_open_xrcd);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_close_xrcd);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_create_srq_ex);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_open_qp);
 
 /*
  * The layouts of rdma-core v44.0 (= v56.0) on x86_64, as measured there.  A
@@ -527,6 +577,15 @@ static_assert(sizeof(verbs_cq) == 288);
 static_assert(sizeof(verbs_qp) == 368);
 static_assert(offsetof(verbs_qp, comp_mask) == 352);
 static_assert(offsetof(verbs_qp, xrcd) == 360);
+static_assert(sizeof(verbs_xrcd) == 16);
+static_assert(offsetof(verbs_xrcd, comp_mask) == 8);
+static_assert(offsetof(verbs_xrcd, handle) == 12);
+static_assert(sizeof(ibv_srq) == 128);
+static_assert(sizeof(verbs_srq) == 160);
+static_assert(offsetof(verbs_srq, srq_type) == 128);
+static_assert(offsetof(verbs_srq, xrcd) == 136);
+static_assert(offsetof(verbs_srq, cq) == 144);
+static_assert(offsetof(verbs_srq, srq_num) == 152);
 
 /*
  * The 76 members in the documented order.  Each must sit at its index times

@@ -25,7 +25,9 @@ constexpr std::uint8_t wr_qpt(ibv_qp_type qp_type)
 		return SROCE_WR_QPT_UD;
 	case IBV_QPT_UC:
 		return SROCE_WR_QPT_UC;
-	default:
+	case IBV_QPT_XRC_RECV: /* no send queue: it posts nothing */
+		return 0;
+	default: /* RC and XRC INI (XRC_SEND), whose requests are RC's */
 		return SROCE_WR_QPT_RC;
 	}
 }
@@ -241,6 +243,9 @@ int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 	w.wr_id = wr.wr_id;
 	w.opcode = opcode;
 	w.send_flags = to_sroce_send_flags(wr.send_flags);
+	/* XRC INI QPs name the SRQ at the target in every request. */
+	if (qp_type == IBV_QPT_XRC_SEND)
+		w.xrc_srqn = wr.qp_type.xrc.remote_srqn;
 	if ((info->flags & SROCE_WRF_IMM) != 0)
 		w.imm_data = wr.imm_data; /* network order on both sides */
 	else if ((info->flags & SROCE_WRF_INV) != 0)

@@ -77,7 +77,8 @@ constexpr std::uint32_t key_variant_mask = 0xff;
  * Encode one send work request into a ring slot (sq_entry_min(max_sge,
  * max_inline) bytes hold any request the checks let through): the
  * sroce_send_wqe header, then the gather list or, with IBV_SEND_INLINE,
- * the payload copied from the SGEs' addresses.  Returns 0, or EINVAL
+ * the payload copied from the SGEs' addresses; on an XRC INI QP
+ * (IBV_QPT_XRC_SEND) also wr.qp_type.xrc.remote_srqn.  Returns 0, or EINVAL
  * (slot untouched) for too many SGEs, an opcode the QP type does not
  * carry, unknown send flags, inline data with an opcode that has no
  * payload or beyond max_inline, or a WQE larger than the slot.

@@ -132,6 +132,15 @@ void wrb_set_ud_addr(wr_builder &b, ibv_ah *ah, std::uint32_t remote_qpn,
 	b.wr.wr.ud.remote_qkey = remote_qkey;
 }
 
+void wrb_set_xrc_srqn(wr_builder &b, std::uint32_t remote_srqn) noexcept
+{
+	if (!b.open) {
+		fail(b, EINVAL);
+		return;
+	}
+	b.wr.qp_type.xrc.remote_srqn = remote_srqn;
+}
+
 int wrb_complete(wr_builder &b, work_queue &wq, ibv_qp_type qp_type,
 		 std::uint32_t *posted) noexcept
 {

@@ -71,6 +71,8 @@ void wrb_set_inline_list(wr_builder &b, std::size_t num_buf,
 			 const ibv_data_buf *buf_list) noexcept;
 void wrb_set_ud_addr(wr_builder &b, ibv_ah *ah, std::uint32_t remote_qpn,
 		     std::uint32_t remote_qkey) noexcept;
+/* XRC INI QPs: the XRC SRQ at the target (ibv_wr_set_xrc_srqn()). */
+void wrb_set_xrc_srqn(wr_builder &b, std::uint32_t remote_srqn) noexcept;
 
 /*
  * ibv_wr_complete(): encodes the open request and publishes the batch;

@@ -18,6 +18,7 @@ enum sroce_transport {
 	SROCE_TRANSPORT_RD	= 0x40,		/* not supported */
 	SROCE_TRANSPORT_UD	= 0x60,
 	SROCE_TRANSPORT_CNP	= 0x80,
+	SROCE_TRANSPORT_XRC	= 0xa0,
 };
 
 #define SROCE_TRANSPORT_MASK	0xe0
@@ -64,11 +65,37 @@ enum sroce_opcode {
 	SROCE_OP_UD_SEND_ONLY_IMM		= 0x65,
 
 	SROCE_OP_CNP				= 0x81,
+
+	/* XRC: the RC opcodes with the transport bits 101 */
+	SROCE_OP_XRC_SEND_FIRST			= 0xa0,
+	SROCE_OP_XRC_SEND_MIDDLE		= 0xa1,
+	SROCE_OP_XRC_SEND_LAST			= 0xa2,
+	SROCE_OP_XRC_SEND_LAST_IMM		= 0xa3,
+	SROCE_OP_XRC_SEND_ONLY			= 0xa4,
+	SROCE_OP_XRC_SEND_ONLY_IMM		= 0xa5,
+	SROCE_OP_XRC_WRITE_FIRST		= 0xa6,
+	SROCE_OP_XRC_WRITE_MIDDLE		= 0xa7,
+	SROCE_OP_XRC_WRITE_LAST			= 0xa8,
+	SROCE_OP_XRC_WRITE_LAST_IMM		= 0xa9,
+	SROCE_OP_XRC_WRITE_ONLY			= 0xaa,
+	SROCE_OP_XRC_WRITE_ONLY_IMM		= 0xab,
+	SROCE_OP_XRC_READ_REQUEST		= 0xac,
+	SROCE_OP_XRC_READ_RESPONSE_FIRST	= 0xad,
+	SROCE_OP_XRC_READ_RESPONSE_MIDDLE	= 0xae,
+	SROCE_OP_XRC_READ_RESPONSE_LAST		= 0xaf,
+	SROCE_OP_XRC_READ_RESPONSE_ONLY		= 0xb0,
+	SROCE_OP_XRC_ACK			= 0xb1,
+	SROCE_OP_XRC_ATOMIC_ACK			= 0xb2,
+	SROCE_OP_XRC_CMP_SWAP			= 0xb3,
+	SROCE_OP_XRC_FETCH_ADD			= 0xb4,
+	SROCE_OP_XRC_SEND_LAST_INV		= 0xb6,
+	SROCE_OP_XRC_SEND_ONLY_INV		= 0xb7,
 };
 
 /* Headers that may follow the BTH, in wire order */
 enum sroce_hdr {
 	SROCE_HDR_DETH,
+	SROCE_HDR_XRCETH,
 	SROCE_HDR_RETH,
 	SROCE_HDR_ATMETH,
 	SROCE_HDR_AETH,
@@ -136,6 +163,15 @@ static inline bool sroce_opcode_valid(u8 opcode)
 static inline enum sroce_transport sroce_opcode_transport(u8 opcode)
 {
 	return (enum sroce_transport)(opcode & SROCE_TRANSPORT_MASK);
+}
+
+/*
+ * The opcode of an RC operation (a SROCE_OP_RC_* value) on transport @t,
+ * RC or XRC: XRC's opcodes are RC's with its transport bits.
+ */
+static inline u8 sroce_rc_opcode(enum sroce_transport t, u8 rc_opcode)
+{
+	return rc_opcode | (t == SROCE_TRANSPORT_XRC ? SROCE_TRANSPORT_XRC : 0);
 }
 
 /* Length of one header type on the wire */

@@ -100,6 +100,8 @@ u32 sroce_hdrs_build(u8 *buf, u32 cap, const struct sroce_hdrs *h)
 	sroce_bth_put(buf, &h->bth);
 	if (off[SROCE_HDR_DETH])
 		sroce_deth_put(buf + off[SROCE_HDR_DETH], &h->deth);
+	if (off[SROCE_HDR_XRCETH])
+		sroce_xrceth_put(buf + off[SROCE_HDR_XRCETH], h->xrc_srqn);
 	if (off[SROCE_HDR_RETH])
 		sroce_reth_put(buf + off[SROCE_HDR_RETH], &h->reth);
 	if (off[SROCE_HDR_ATMETH])
@@ -125,6 +127,8 @@ void sroce_pkt_hdrs(const struct sroce_pkt *pkt, struct sroce_hdrs *h)
 	h->bth = pkt->bth;
 	if (off[SROCE_HDR_DETH])
 		sroce_deth_get(p + off[SROCE_HDR_DETH], &h->deth);
+	if (off[SROCE_HDR_XRCETH])
+		h->xrc_srqn = sroce_xrceth_get(p + off[SROCE_HDR_XRCETH]);
 	if (off[SROCE_HDR_RETH])
 		sroce_reth_get(p + off[SROCE_HDR_RETH], &h->reth);
 	if (off[SROCE_HDR_ATMETH])

@@ -88,6 +88,7 @@ static inline u32 sroce_pkt_icrc_off(const struct sroce_pkt *pkt)
 struct sroce_hdrs {
 	struct sroce_bth bth;
 	struct sroce_deth deth;
+	u32 xrc_srqn;		/* XRCETH: the XRC SRQ */
 	struct sroce_reth reth;
 	struct sroce_atmeth atmeth;
 	struct sroce_aeth aeth;

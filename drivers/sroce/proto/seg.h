@@ -16,9 +16,13 @@ enum sroce_mtu {
 	SROCE_MTU_4096	= 5,
 };
 
-/* Worst-case encapsulation around a payload: IPv6, UDP, BTH, RETH, ImmDt, ICRC */
+/*
+ * Worst-case encapsulation around a payload: IPv6, UDP, BTH, XRCETH, RETH,
+ * ImmDt, ICRC
+ */
 #define SROCE_MAX_WIRE_OVERHEAD	(SROCE_IPV6_HLEN + SROCE_UDP_HLEN + \
-				 SROCE_BTH_LEN + SROCE_RETH_LEN + \
+				 SROCE_BTH_LEN + SROCE_XRCETH_LEN + \
+				 SROCE_RETH_LEN + \
 				 SROCE_IMMDT_LEN + SROCE_ICRC_LEN)
 
 static inline u32 sroce_mtu_bytes(enum sroce_mtu mtu)

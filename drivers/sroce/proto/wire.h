@@ -5,9 +5,9 @@
  * a plain host-order struct.
  *
  * Order of the headers after the BTH (IBTA 9.2, RoCEv2 has no LRH/GRH):
- * DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH; then the payload,
- * 0-3 pad bytes and the 4-byte ICRC.  Which headers an opcode carries is
- * data, in the opcode table (opcode.c).
+ * DETH, XRCETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH; then the
+ * payload, 0-3 pad bytes and the 4-byte ICRC.  Which headers an opcode
+ * carries is data, in the opcode table (opcode.c).
  */
 #ifndef SROCE_PROTO_WIRE_H
 #define SROCE_PROTO_WIRE_H
@@ -23,6 +23,7 @@
 
 #define SROCE_BTH_LEN		12
 #define SROCE_DETH_LEN		8
+#define SROCE_XRCETH_LEN	4
 #define SROCE_RETH_LEN		16
 #define SROCE_ATMETH_LEN	28
 #define SROCE_AETH_LEN		4
@@ -31,8 +32,9 @@
 #define SROCE_IETH_LEN		4
 #define SROCE_CNP_RSVD_LEN	16
 #define SROCE_ICRC_LEN		4
-/* BTH + AtomicETH is the longest header set of any opcode */
-#define SROCE_MAX_HDR_LEN	(SROCE_BTH_LEN + SROCE_ATMETH_LEN)
+/* BTH + XRCETH + AtomicETH is the longest header set of any opcode */
+#define SROCE_MAX_HDR_LEN	(SROCE_BTH_LEN + SROCE_XRCETH_LEN + \
+				 SROCE_ATMETH_LEN)
 
 #define SROCE_MAX_PMTU		4096
 #define SROCE_TVER		0
@@ -141,6 +143,20 @@ static inline void sroce_deth_put(u8 *p, const struct sroce_deth *deth)
 {
 	sroce_put_be32(p, deth->qkey);
 	sroce_put_be32(p + 4, deth->sqpn & SROCE_QPN_MASK);
+}
+
+/*
+ * XRC Extended Transport Header (every XRC request), 4 bytes: 8 reserved
+ * bits, then the 24-bit number of the XRC SRQ the request is for.
+ */
+static inline u32 sroce_xrceth_get(const u8 *p)
+{
+	return sroce_get_be32(p) & SROCE_QPN_MASK;
+}
+
+static inline void sroce_xrceth_put(u8 *p, u32 srqn)
+{
+	sroce_put_be32(p, srqn & SROCE_QPN_MASK);
 }
 
 static inline void sroce_reth_get(const u8 *p, struct sroce_reth *reth)

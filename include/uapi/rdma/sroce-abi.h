@@ -439,7 +439,10 @@ union sroce_wqe_op {
  *	network byte order (as ibv_send_wr.imm_data)
  * @invalidate_rkey: SEND_WITH_INV and LOCAL_INV: the rkey to invalidate,
  *	host order
- * @reserved0: zero
+ * @xrc_srqn: on an XRC INI QP (IB_QPT_XRC_INI): the number of the XRC SRQ
+ *	at the target the request is for (ibv_send_wr.qp_type.xrc.remote_srqn;
+ *	24 bits), carried in every packet's XRCETH; zero on other QPs, where
+ *	it is ignored
  * @op: the operation's own fields (&union sroce_wqe_op)
  * @reserved: zero
  *
@@ -462,7 +465,7 @@ struct sroce_send_wqe {
 		__u32 imm_data;
 		__u32 invalidate_rkey;
 	};
-	__u32 reserved0;
+	__u32 xrc_srqn;
 	union sroce_wqe_op op;
 	__u32 reserved[2];
 };

@@ -404,7 +404,16 @@ TEST(QpInitAttr, SendOpsTheQpTypeCanPost)
 		a.send_ops_flags = IBV_QP_EX_WITH_SEND | f;
 		EXPECT_EQ(sroce::check_qp_init_attr(a), EOPNOTSUPP) << f;
 	}
+	/* An XRC INI QP posts what RC posts; an XRC TGT QP nothing. */
 	a.qp_type = IBV_QPT_XRC_SEND;
+	a.send_ops_flags = all_rc_ops;
+	EXPECT_EQ(sroce::check_qp_init_attr(a), 0);
+	a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO;
+	EXPECT_EQ(sroce::check_qp_init_attr(a), EOPNOTSUPP);
+	ibv_xrcd xrcd{};
+	a.qp_type = IBV_QPT_XRC_RECV;
+	a.xrcd = &xrcd;
+	a.comp_mask = IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	a.send_ops_flags = IBV_QP_EX_WITH_SEND;
 	EXPECT_EQ(sroce::check_qp_init_attr(a), EOPNOTSUPP);
 }
@@ -418,8 +427,20 @@ TEST(QpInitAttr, RefusedAttributes)
 	a.comp_mask = IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	EXPECT_EQ(sroce::check_qp_init_attr(a), EINVAL) << "no PD";
 	a.pd = &pd;
-	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), EOPNOTSUPP);
+	/* An XRC TGT QP needs its domain, not a PD. */
+	ibv_xrcd xrcd{};
+	a.qp_type = IBV_QPT_XRC_RECV;
+	a.comp_mask = IBV_QP_INIT_ATTR_PD;
+	EXPECT_EQ(sroce::check_qp_init_attr(a), EINVAL) << "no domain";
+	a.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+	EXPECT_EQ(sroce::check_qp_init_attr(a), EINVAL) << "a NULL domain";
+	a.xrcd = &xrcd;
+	a.pd = nullptr;
+	EXPECT_EQ(sroce::check_qp_init_attr(a), 0) << "no PD";
+	a.qp_type = IBV_QPT_XRC_SEND;
+	EXPECT_EQ(sroce::check_qp_init_attr(a), EINVAL) << "INI without PD";
+	a.qp_type = IBV_QPT_RC;
+	a.pd = &pd;
 	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	EXPECT_EQ(sroce::check_qp_init_attr(a), 0) << "no flag";
 	a.create_flags = IBV_QP_CREATE_SCATTER_FCS;

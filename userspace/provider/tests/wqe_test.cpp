@@ -179,7 +179,7 @@ TEST(WqeEncoding, SendWithSgesHasHeaderThenGatherList)
 	/* Nothing of the union past the operation's own fields. */
 	for (std::size_t i = sizeof(w.op.rdma); i < sizeof(w.op.reserved); ++i)
 		EXPECT_EQ(w.op.reserved[i], 0U) << i;
-	EXPECT_EQ(w.reserved0, 0U);
+	EXPECT_EQ(w.xrc_srqn, 0U);
 	for (std::uint32_t r : w.reserved)
 		EXPECT_EQ(r, 0U);
 
@@ -492,7 +492,7 @@ TEST(WqeEncoding, BindMwFieldsAsTheAbiDocumentsThem)
 						     IBV_ACCESS_REMOTE_ATOMIC |
 						     IBV_ACCESS_ZERO_BASED));
 		EXPECT_EQ(w.op.bind.reserved, 0U);
-		EXPECT_EQ(w.reserved0, 0U);
+		EXPECT_EQ(w.xrc_srqn, 0U);
 		for (std::uint32_t r : w.reserved)
 			EXPECT_EQ(r, 0U);
 		/* Nothing after the header. */
@@ -632,6 +632,25 @@ TEST(WqeEncoding, UdSendCarriesDestinationQp)
 	w = encode(wr, IBV_QPT_RC).wqe();
 	EXPECT_EQ(w.op.ud.remote_qpn, 0U);
 	EXPECT_EQ(w.op.ud.remote_qkey, 0U);
+}
+
+TEST(WqeEncoding, XrcSendCarriesTheRemoteSrqNumber)
+{
+	ibv_send_wr wr{};
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.qp_type.xrc.remote_srqn = 0xabcdef;
+	wr.wr.rdma.rkey = 0x4242;
+
+	/* An XRC INI QP posts RC's opcodes, each naming the target SRQ. */
+	const encoded e = encode(wr, IBV_QPT_XRC_SEND);
+	ASSERT_EQ(e.ret, 0);
+	EXPECT_EQ(e.wqe().xrc_srqn, 0xabcdefU);
+	EXPECT_EQ(e.wqe().op.rdma.rkey, 0x4242U);
+	/* Other QP types leave it zero; an XRC TGT QP posts nothing. */
+	EXPECT_EQ(encode(wr, IBV_QPT_RC).wqe().xrc_srqn, 0U);
+	EXPECT_EQ(encode(wr, IBV_QPT_XRC_RECV).ret, EINVAL);
+	wr.opcode = IBV_WR_SEND;
+	EXPECT_EQ(encode(wr, IBV_QPT_XRC_RECV).ret, EINVAL);
 }
 
 TEST(WqeEncoding, RecvHasHeaderThenScatterList)

@@ -228,7 +228,7 @@ bool rings::sq_wqe(endpoint &e)
 						   : static_cast<std::uint32_t>(
 							     rng_()));
 		w.imm_data = some_key();
-		w.reserved0 = below(4) ? 0 : 1;
+		w.xrc_srqn = below(4) ? 0 : 1;
 		switch (below(4)) {
 		case 0:
 			w.op.rdma.remote_addr = rc_->b.addr(below(8192));

@@ -62,6 +62,31 @@ test_devinfo() {
 	ibv_devices | grep -q sroce0
 }
 
+# sroce0 sits under /sys/devices/virtual like rdma_rxe and siw: no parent
+# device, so Debian's udev rule (rdma_rename NAME_FALLBACK, which names a
+# device by its parent's PCI address) keeps the name the user chose.  Its
+# netdev is the RDMA core's: `rdma link` and the netdev of every GID.
+test_virtual_device() {
+	local dir ndev n_dev n=0
+	dir=$(readlink -f /sys/class/infiniband/sroce0)
+	echo "sysfs: $dir"
+	[[ $dir == /sys/devices/virtual/infiniband/sroce0 ]] || fail "not a virtual device"
+	[ ! -e /sys/class/infiniband/sroce0/device ] || fail "sroce0 has a parent device"
+	if [ -x /usr/lib/udev/rdma_rename ]; then
+		/usr/lib/udev/rdma_rename sroce0 NAME_FALLBACK && fail "rdma_rename renamed sroce0"
+		[ -e /sys/class/infiniband/sroce0 ] || fail "sroce0 renamed"
+	fi
+	for ndev in /sys/class/infiniband/sroce0/ports/1/gid_attrs/ndevs/*; do
+		# An empty GID entry has no netdev (EINVAL on read).
+		if n_dev=$(cat "$ndev" 2>/dev/null); then
+			[ "$n_dev" = v0 ] || fail "$ndev: $n_dev"
+			n=$((n + 1))
+		fi
+	done
+	echo "$n GIDs on v0"
+	[ "$n" -ge 3 ] || fail "$n GIDs with a netdev"
+}
+
 test_gids() {
 	ibv_devinfo -v -d sroce0 | grep GID
 	gid_listed sroce0 '::ffff:10\.91\.0\.1'
@@ -154,6 +179,7 @@ cases() {
 	run_setup "module loads" test_load
 	run_setup "rdma link add in init_net" test_link_add
 	run_test "ibv_devinfo shows an active Ethernet port" test_devinfo
+	run_test "a virtual device: no parent, udev keeps its name, netdev per GID" test_virtual_device
 	run_test "GID table holds IPv4, IPv6 and link-local GIDs" test_gids
 	run_test "GIDs follow address changes" test_gid_follows_addresses
 	run_test "port state follows the netdev" test_port_state

@@ -3,7 +3,8 @@
 #
 # sroce objects: protection domains, memory regions and completion queues
 # through libibverbs (tools/sroce-objtest), their bad input, the mapped CQ
-# ring, `rdma resource`, and clean-up when a process exits or the module
+# ring, parent and thread domains, objects imported from a shared uverbs
+# file, `rdma resource`, and clean-up when a process exits or the module
 # goes away.
 #
 #   init_net                              $NS
@@ -71,6 +72,14 @@ test_channel() {
 	objtest channel
 }
 
+test_parent_domain() {
+	objtest parent-domain
+}
+
+test_import() {
+	objtest import
+}
+
 # rdma resource show, run by the tool while it holds a PD, an MR and a CQ;
 # the tool relays what it printed as diagnostics ("# dev sroce0 ...").
 test_resource_show() {
@@ -109,6 +118,8 @@ cases() {
 	run_test "poll_cq and req_notify_cq make no system call" test_poll_no_syscall
 	run_test "mmap of the uverbs file is checked" test_mmap
 	run_test "a CQ on a completion channel arms, no spurious event" test_channel
+	run_test "parent and thread domains, the application's allocator" test_parent_domain
+	run_test "ibv_import_device, _pd and _mr on a shared uverbs file" test_import
 	run_test "rdma resource show lists the objects" test_resource_show
 	run_test "process exit destroys its objects" test_exit_cleans_up
 	run_test "rmmod waits for open contexts, then succeeds" test_rmmod_with_open_context

@@ -47,6 +47,10 @@ test_setup() {
 	[ -d /usr/share/doc/rdma-core/tests ] || fail "python3-pyverbs' suite is not installed"
 	cp -r /usr/share/doc/rdma-core/tests "$WORK/tests"
 	gunzip -f "$WORK"/tests/*.gz
+	# How the suite finds a software device's netdev (the RDMA CM tests).
+	patch -s -p1 -d "$WORK" --no-backup-if-mismatch \
+		< "$SROCE_REPO/tests/rdma-core-suite-netdev.patch" ||
+		fail "tests/rdma-core-suite-netdev.patch does not apply"
 	# The suite's huge page tests want 2 MiB pages allocated.
 	echo 16 > /proc/sys/vm/nr_hugepages
 	sroce_load

@@ -56,6 +56,7 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	 * and releases what ib_device_set_netdev() took.
 	 */
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	sroce_ucontext_set_uapi(ibdev);
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	sdev->ndev = ndev;
 	atomic_set(&sdev->pd_count, 0);

@@ -187,6 +187,9 @@ enum rdma_link_layer sroce_port_get_link_layer(struct ib_device *ibdev,
 /* ucontext.c */
 int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void sroce_ucontext_dealloc(struct ib_ucontext *ibuc);
+int sroce_ucontext_query(struct ib_ucontext *ibuc,
+			 struct uverbs_attr_bundle *attrs);
+void sroce_ucontext_set_uapi(struct ib_device *ibdev);
 int sroce_udata_get_cmd(struct ib_device *ibdev, struct ib_udata *udata,
 			void *cmd, size_t cmd_len, size_t resp_len,
 			const char *verb);

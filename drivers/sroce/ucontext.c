@@ -3,10 +3,16 @@
  * ucontext.c - user contexts: the handshake with the user-space provider.
  *
  * The provider sends struct sroce_alloc_ucontext_cmd and receives struct
- * sroce_alloc_ucontext_resp (include/uapi/rdma/sroce-abi.h).
+ * sroce_alloc_ucontext_resp (include/uapi/rdma/sroce-abi.h); QUERY_CONTEXT
+ * answers the same response to a provider importing the context
+ * (ibv_import_device()).
  */
 #include <linux/minmax.h>
 #include <rdma/sroce-abi.h>
+#include <rdma/uverbs_ioctl.h>
+
+#define UVERBS_MODULE_NAME sroce
+#include <rdma/uverbs_named_ioctl.h>
 
 #include "sroce.h"
 
@@ -85,14 +91,16 @@ static int sroce_ucontext_check_cmd(struct ib_device *ibdev,
  *
  * Return: 0, -EINVAL for a command this driver does not accept, -EFAULT.
  */
+static const struct sroce_alloc_ucontext_resp sroce_ucontext_resp = {
+	.abi_version = SROCE_UVERBS_ABI_VERSION,
+	.page_size = PAGE_SIZE,
+	.features = SROCE_UCTX_F_NONE,
+	.max_inline_data = SROCE_MAX_INLINE,
+};
+
 int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
-	struct sroce_alloc_ucontext_resp resp = {
-		.abi_version = SROCE_UVERBS_ABI_VERSION,
-		.page_size = PAGE_SIZE,
-		.features = SROCE_UCTX_F_NONE,
-		.max_inline_data = SROCE_MAX_INLINE,
-	};
+	struct sroce_alloc_ucontext_resp resp = sroce_ucontext_resp;
 	int ret;
 
 	ret = sroce_ucontext_check_cmd(ibuc->device, udata);
@@ -109,4 +117,50 @@ int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata)
  */
 void sroce_ucontext_dealloc(struct ib_ucontext *ibuc)
 {
+}
+
+/**
+ * sroce_ucontext_query() - ops.query_ucontext (UVERBS_METHOD_QUERY_CONTEXT)
+ * @ibuc: the context of the uverbs file the command came on
+ * @attrs: the command; SROCE_ATTR_QUERY_CONTEXT_RESP receives the response
+ *	GET_CONTEXT gave (a shorter buffer its first bytes, a longer one
+ *	zeroes after them)
+ *
+ * Every context gets the same answer: nothing of it depends on the
+ * provider's command.
+ *
+ * Return: 0 or -EFAULT.
+ */
+int sroce_ucontext_query(struct ib_ucontext *ibuc,
+			 struct uverbs_attr_bundle *attrs)
+{
+	struct sroce_alloc_ucontext_resp resp = sroce_ucontext_resp;
+
+	return uverbs_copy_to_struct_or_zero(attrs,
+					     SROCE_ATTR_QUERY_CONTEXT_RESP,
+					     &resp, sizeof(resp));
+}
+
+#define SROCE_QUERY_CONTEXT_RESP_ATTR                                          \
+	UVERBS_ATTR_PTR_OUT(SROCE_ATTR_QUERY_CONTEXT_RESP,                     \
+			    UVERBS_ATTR_STRUCT(struct sroce_alloc_ucontext_resp, \
+					       max_inline_data),               \
+			    UA_OPTIONAL)
+
+ADD_UVERBS_ATTRIBUTES_SIMPLE(sroce_query_context, UVERBS_OBJECT_DEVICE,
+			     UVERBS_METHOD_QUERY_CONTEXT,
+			     SROCE_QUERY_CONTEXT_RESP_ATTR);
+
+static const struct uapi_definition sroce_uapi_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &sroce_query_context),
+	{},
+};
+
+/**
+ * sroce_ucontext_set_uapi() - sroce's additions to the uverbs methods
+ * @ibdev: a device not registered yet
+ */
+void sroce_ucontext_set_uapi(struct ib_device *ibdev)
+{
+	ibdev->driver_def = sroce_uapi_defs;
 }

@@ -16,6 +16,7 @@
 #include "qp.h"
 #include "srq.h"
 #include "uverbs_cmd.h"
+#include "uverbs_ioctl.h"
 
 namespace sroce {
 
@@ -93,10 +94,17 @@ constexpr verbs_context_ops make_context_ops()
 	/* pd.cpp */
 	ops.alloc_pd = alloc_pd;
 	ops.dealloc_pd = dealloc_pd;
+	ops.alloc_parent_domain = alloc_parent_domain;
+	ops.alloc_td = alloc_td;
+	ops.dealloc_td = dealloc_td;
+	ops.import_pd = import_pd;
+	ops.unimport_pd = unimport_pd;
 	/* mr.cpp */
 	ops.reg_mr = reg_mr;
 	ops.rereg_mr = rereg_mr;
 	ops.dereg_mr = dereg_mr;
+	ops.import_mr = import_mr;
+	ops.unimport_mr = unimport_mr;
 	/* mw.cpp */
 	ops.alloc_mw = alloc_mw;
 	ops.dealloc_mw = dealloc_mw;
@@ -142,8 +150,15 @@ constexpr verbs_context_ops context_ops = make_context_ops();
 
 } /* namespace */
 
-verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd,
-			     void * /*private_data*/) noexcept
+namespace {
+
+/*
+ * A context on cmd_fd (whose ownership it takes) set up by fill, which
+ * asks the kernel for the driver's response (GET_CONTEXT for a new
+ * context, QUERY_CONTEXT for an imported one) and returns 0 or an errno.
+ */
+template <typename Fill>
+verbs_context *make_context(ibv_device *ibdev, int cmd_fd, Fill fill) noexcept
 {
 	/* The offset travels as a pointer, as libibverbs' own macro does. */
 	const std::uintptr_t offset = offsetof(context, vctx);
@@ -161,23 +176,19 @@ verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd,
 		std::free(ctx);
 	});
 
-	get_context_cmd cmd{};
-	get_context_resp resp{};
-	cmd.drv = make_ucontext_cmd();
-	int ret = ibv_cmd_get_context(&ctx->vctx, cmd.buf(),
-				      get_context_cmd::size, resp.core_ptr(),
-				      get_context_resp::size);
+	sroce_alloc_ucontext_resp drv{};
+	int ret = fill(ctx, &drv);
 	if (ret != 0)
 		return null_with_errno(ret);
 
-	ret = parse_ucontext_resp(resp.drv, &ctx->params);
+	ret = parse_ucontext_resp(drv, &ctx->params);
 	if (ret != 0) {
 		__verbs_log(&ctx->vctx, VERBS_LOG_ERR,
 			    "sroce: %s: kernel driver ABI %" PRIu32
 			    " page size %" PRIu32
 			    " refused: provider supports ABI %d..%d\n",
-			    ibdev->name, resp.drv.abi_version,
-			    resp.drv.page_size, SROCE_UVERBS_ABI_VERSION_MIN,
+			    ibdev->name, drv.abi_version, drv.page_size,
+			    SROCE_UVERBS_ABI_VERSION_MIN,
 			    SROCE_UVERBS_ABI_VERSION);
 		return null_with_errno(ret);
 	}
@@ -185,6 +196,58 @@ verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd,
 	verbs_set_ops(&ctx->vctx, &context_ops);
 	undo.release();
 	return &ctx->vctx;
+}
+
+} /* namespace */
+
+verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd,
+			     void * /*private_data*/) noexcept
+{
+	return make_context(
+		ibdev, cmd_fd,
+		[](context *ctx, sroce_alloc_ucontext_resp *drv) noexcept {
+			get_context_cmd cmd{};
+			get_context_resp resp{};
+
+			cmd.drv = make_ucontext_cmd();
+			const int ret = ibv_cmd_get_context(
+				&ctx->vctx, cmd.buf(), get_context_cmd::size,
+				resp.core_ptr(), get_context_resp::size);
+			if (ret == 0)
+				*drv = resp.drv;
+			return ret;
+		});
+}
+
+/*
+ * QUERY_CONTEXT on the shared file: the completion vectors, the core's
+ * support bits (as ibv_cmd_query_context() keeps them) and the driver's
+ * response to the context's GET_CONTEXT.  A driver without the method
+ * (sroce.ko before ibv_import_device() support) answers EOPNOTSUPP.
+ */
+verbs_context *import_context(ibv_device *ibdev, int cmd_fd) noexcept
+{
+	return make_context(
+		ibdev, cmd_fd,
+		[](context *ctx, sroce_alloc_ucontext_resp *drv) noexcept {
+			std::uint64_t core_support = 0;
+			uverbs_ioctl cmd(UVERBS_OBJECT_DEVICE,
+					 UVERBS_METHOD_QUERY_CONTEXT);
+			ibv_context &ibctx = ctx->vctx.context;
+
+			cmd.ptr_out(UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS,
+				    &ibctx.num_comp_vectors,
+				    sizeof(ibctx.num_comp_vectors), false);
+			cmd.ptr_out(UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT,
+				    &core_support, sizeof(core_support), false);
+			cmd.ptr_out(SROCE_ATTR_QUERY_CONTEXT_RESP, drv,
+				    sizeof(*drv), true);
+			const int ret = cmd.execute(ibctx.cmd_fd);
+			if (ret == 0)
+				reinterpret_cast<verbs_device *>(ibctx.device)
+					->core_support = core_support;
+			return ret;
+		});
 }
 
 } /* namespace sroce */

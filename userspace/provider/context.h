@@ -57,6 +57,12 @@ int parse_ucontext_resp(const sroce_alloc_ucontext_resp &resp,
 verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd,
 			     void *private_data) noexcept;
 
+/*
+ * verbs_device_ops.import_context (ibv_import_device()): a context on the
+ * uverbs file of an existing one, cmd_fd (whose ownership it takes).
+ */
+verbs_context *import_context(ibv_device *ibdev, int cmd_fd) noexcept;
+
 } /* namespace sroce */
 
 #endif /* SROCE_PROVIDER_CONTEXT_H */

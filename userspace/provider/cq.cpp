@@ -31,13 +31,22 @@ constexpr ring_need cq_ring_need{
 ibv_cq *create_cq(ibv_context *ibctx, int cqe, ibv_comp_channel *channel,
 		  int comp_vector) noexcept
 {
-	auto *c = static_cast<cq *>(std::calloc(1, sizeof(cq)));
+	return create_cq_on(ibctx, cqe, channel, comp_vector, nullptr);
+}
+
+ibv_cq *create_cq_on(ibv_context *ibctx, int cqe, ibv_comp_channel *channel,
+		     int comp_vector, ibv_pd *parent_domain) noexcept
+{
+	obj_mem mem{};
+	auto *c = static_cast<cq *>(
+		obj_alloc(parent_domain, sizeof(cq), resource::cq, &mem));
 	create_cq_cmd cmd{};
 	create_cq_resp resp{};
 
 	if (c == nullptr)
 		return nullptr;
-	scope_exit free_cq([c] { std::free(c); });
+	c->mem = mem;
+	scope_exit free_cq([c] { obj_free(c, c->mem, resource::cq); });
 
 	cmd.drv.cqe_size = sizeof(sroce_cqe);
 	int ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector,
@@ -70,7 +79,7 @@ int destroy_cq(ibv_cq *ibcq) noexcept
 		return ret;
 	unmap_ring(&c->map);
 	pthread_spin_destroy(&c->lock);
-	std::free(c);
+	obj_free(c, c->mem, resource::cq);
 	return 0;
 }
 

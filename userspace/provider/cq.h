@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <type_traits>
 
+#include "pd.h"
 #include "ring.h"
 #include "ring_map.h"
 #include "sroce.h"
@@ -15,8 +16,9 @@
 namespace sroce {
 
 /*
- * One CQ.  calloc()ed (the provider links no C++ runtime), so it must stay
- * trivially constructible.  lock serialises poll, arm and resize (a resize
+ * One CQ.  Zero-filled memory from obj_alloc() (pd.h: the allocator of
+ * the parent domain of ibv_create_cq_ex(), if any; the provider links no
+ * C++ runtime), so it must stay trivially constructible.  lock serialises poll, arm and resize (a resize
  * replaces the mapping under it); the ring memory itself is shared with the
  * kernel, which only produces.
  */
@@ -35,6 +37,7 @@ struct cq {
 	std::uint32_t cons;
 	std::uint32_t cur;
 	ibv_wc wc;
+	obj_mem mem; /* where this object's memory came from */
 };
 static_assert(std::is_standard_layout_v<cq>);
 static_assert(std::is_trivially_default_constructible_v<cq>);
@@ -46,6 +49,9 @@ inline cq *to_cq(ibv_cq *ibcq) noexcept
 
 ibv_cq *create_cq(ibv_context *ibctx, int cqe, ibv_comp_channel *channel,
 		  int comp_vector) noexcept;
+/* create_cq() with the object's memory from parent_domain's allocator. */
+ibv_cq *create_cq_on(ibv_context *ibctx, int cqe, ibv_comp_channel *channel,
+		     int comp_vector, ibv_pd *parent_domain) noexcept;
 int destroy_cq(ibv_cq *ibcq) noexcept;
 int poll_cq(ibv_cq *ibcq, int num_entries, ibv_wc *wc) noexcept;
 int req_notify_cq(ibv_cq *ibcq, int solicited_only) noexcept;
@@ -60,9 +66,10 @@ ibv_cq_ex *create_cq_ex(ibv_context *ibctx, ibv_cq_init_attr_ex *attr) noexcept;
 /*
  * What create_cq_ex() accepts: the IBV_WC_STANDARD_FLAGS, the comp_mask
  * bit IBV_CQ_INIT_ATTR_MASK_FLAGS with IBV_CREATE_CQ_ATTR_SINGLE_THREADED
- * (a hint: the CQ locks anyway).  0, or EOPNOTSUPP for the rest:
- * completion timestamps (struct sroce_cqe carries none), CVLAN, flow tags,
- * tag matching, IGNORE_OVERRUN, a parent domain.
+ * (a hint: the CQ locks anyway), IBV_CQ_INIT_ATTR_MASK_PD with a parent
+ * domain (EINVAL for a PD or none: ibv_create_cq_ex(3)).  0, or
+ * EOPNOTSUPP for the rest: completion timestamps (struct sroce_cqe
+ * carries none), CVLAN, flow tags, tag matching, IGNORE_OVERRUN.
  */
 int check_cq_init_attr(const ibv_cq_init_attr_ex &attr) noexcept;
 

@@ -26,7 +26,8 @@ namespace sroce {
 namespace {
 
 constexpr std::uint64_t supported_wc_flags = IBV_WC_STANDARD_FLAGS;
-constexpr std::uint32_t supported_cq_comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+constexpr std::uint32_t supported_cq_comp_mask =
+	IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD;
 constexpr std::uint32_t supported_cq_flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
 
 inline cq *to_cq(ibv_cq_ex *ibcq) noexcept
@@ -148,6 +149,10 @@ int check_cq_init_attr(const ibv_cq_init_attr_ex &attr) noexcept
 	if ((attr.comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) != 0 &&
 	    (attr.flags & ~supported_cq_flags) != 0)
 		return EOPNOTSUPP;
+	if ((attr.comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) != 0 &&
+	    (attr.parent_domain == nullptr ||
+	     !is_parent_domain(attr.parent_domain)))
+		return EINVAL;
 	return 0;
 }
 
@@ -188,9 +193,14 @@ ibv_cq_ex *create_cq_ex(ibv_context *ibctx, ibv_cq_init_attr_ex *attr) noexcept
 
 	if (ret != 0)
 		return null_with_errno(ret);
+	ibv_pd *domain = (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) != 0
+				 ? attr->parent_domain
+				 : nullptr;
+	if (domain != nullptr && domain->context != ibctx)
+		return null_with_errno(EINVAL);
 	ibv_cq *ibcq =
-		create_cq(ibctx, static_cast<int>(attr->cqe), attr->channel,
-			  static_cast<int>(attr->comp_vector));
+		create_cq_on(ibctx, static_cast<int>(attr->cqe), attr->channel,
+			     static_cast<int>(attr->comp_vector), domain);
 	if (ibcq == nullptr)
 		return nullptr;
 	cq *c = to_cq(ibcq);

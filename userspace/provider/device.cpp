@@ -71,7 +71,7 @@ const verbs_device_ops device_ops = {
 	.static_providers = nullptr,
 	.match_device = nullptr,
 	.alloc_context = alloc_context,
-	.import_context = nullptr,
+	.import_context = import_context,
 	.alloc_device = alloc_device,
 	.uninit_device = uninit_device,
 };

@@ -98,4 +98,23 @@ int dereg_mr(verbs_mr *vmr) noexcept
 	return 0;
 }
 
+ibv_mr *import_mr(ibv_pd *pd, std::uint32_t handle) noexcept
+{
+	auto *vmr = static_cast<verbs_mr *>(std::calloc(1, sizeof(verbs_mr)));
+
+	if (vmr == nullptr)
+		return nullptr;
+	const int ret = ibv_cmd_query_mr(pd, vmr, handle);
+	if (ret != 0) {
+		std::free(vmr);
+		return null_with_errno(ret);
+	}
+	return &vmr->mr;
+}
+
+void unimport_mr(ibv_mr *mr) noexcept
+{
+	std::free(reinterpret_cast<verbs_mr *>(mr));
+}
+
 } /* namespace sroce */

@@ -18,6 +18,16 @@ int rereg_mr(verbs_mr *vmr, int flags, ibv_pd *pd, void *addr,
 	     std::size_t length, int access) noexcept;
 
 /*
+ * ibv_import_mr(): an MR of the imported context's uverbs file by its
+ * handle; the kernel (QUERY_MR) gives its keys and length, refusing a
+ * handle that names no MR.  Its address is unknown (NULL), as
+ * ibv_import_mr(3) says.  ibv_unimport_mr() frees the provider's object
+ * and leaves the kernel's MR alone.
+ */
+ibv_mr *import_mr(ibv_pd *pd, std::uint32_t handle) noexcept;
+void unimport_mr(ibv_mr *mr) noexcept;
+
+/*
  * The parts of rereg_mr() that need no kernel.  rereg_mr_check: 0, or
  * EINVAL for unknown flags, IBV_REREG_MR_CHANGE_PD without a PD or with one
  * of another context, IBV_REREG_MR_CHANGE_TRANSLATION without an address

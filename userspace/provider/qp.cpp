@@ -73,14 +73,9 @@ int qp_setup(qp *q, ibv_context *ibctx, const ibv_qp_cap &cap, bool has_srq,
 	}
 	scope_exit unmap_rq([q] { unmap_ring(&q->rq_map); });
 
-	ret = pthread_spin_init(&q->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	ret = qp_setup_locks(q);
 	if (ret != 0)
 		return ret;
-	ret = pthread_spin_init(&q->rq_lock, PTHREAD_PROCESS_PRIVATE);
-	if (ret != 0) {
-		pthread_spin_destroy(&q->sq_lock);
-		return ret;
-	}
 	q->sq.max_sge = cap.max_send_sge;
 	q->sq.max_inline = max_inline;
 	q->rq.max_sge = cap.max_recv_sge;
@@ -102,6 +97,26 @@ int qp_setup_locks(qp *q) noexcept
 	return ret;
 }
 
+qp *qp_alloc(ibv_pd *pd) noexcept
+{
+	obj_mem mem{};
+	auto *q = static_cast<qp *>(
+		obj_alloc(pd, sizeof(qp), resource::qp, &mem));
+
+	if (q == nullptr)
+		return nullptr;
+	q->mem = mem;
+	q->single_thread = pd_single_threaded(pd);
+	return q;
+}
+
+/* The ibv_wr_*() buffers too, if any. */
+void qp_free(qp *q) noexcept
+{
+	wrb_free(q->wrb);
+	obj_free(q, q->mem, resource::qp);
+}
+
 void qp_teardown(qp *q) noexcept
 {
 	unmap_ring(&q->sq_map);
@@ -117,13 +132,13 @@ void qp_teardown(qp *q) noexcept
  */
 ibv_qp *create_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept
 {
-	auto *q = static_cast<qp *>(std::calloc(1, sizeof(qp)));
+	qp *q = qp_alloc(pd);
 	create_qp_cmd cmd{};
 	create_qp_resp resp{};
 
 	if (q == nullptr)
 		return nullptr;
-	scope_exit free_qp([q] { std::free(q); });
+	scope_exit free_qp([q] { qp_free(q); });
 
 	cmd.drv.send_wqe_size = sizeof(sroce_send_wqe);
 	cmd.drv.recv_wqe_size = sizeof(sroce_recv_wqe);
@@ -189,12 +204,12 @@ int modify_qp(ibv_qp *ibqp, ibv_qp_attr *attr, int attr_mask) noexcept
 		return ret;
 	if ((attr_mask & IBV_QP_STATE) != 0 &&
 	    attr->qp_state == IBV_QPS_RESET) {
-		pthread_spin_lock(&q->sq_lock);
+		qp_lock(q, &q->sq_lock);
 		wq_reset(q->sq);
-		pthread_spin_unlock(&q->sq_lock);
-		pthread_spin_lock(&q->rq_lock);
+		qp_unlock(q, &q->sq_lock);
+		qp_lock(q, &q->rq_lock);
 		wq_reset(q->rq);
-		pthread_spin_unlock(&q->rq_lock);
+		qp_unlock(q, &q->rq_lock);
 		purge_cqes(ibqp);
 	}
 	return 0;
@@ -218,8 +233,7 @@ int destroy_qp(ibv_qp *ibqp) noexcept
 	if (ret != 0)
 		return ret;
 	qp_teardown(q);
-	wrb_free(q->wrb);
-	std::free(q);
+	qp_free(q);
 	return 0;
 }
 
@@ -258,9 +272,9 @@ int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&q->sq_lock);
+	qp_lock(q, &q->sq_lock);
 	int ret = wq_post_send(q->sq, ibqp->qp_type, wr, bad_wr, &posted);
-	pthread_spin_unlock(&q->sq_lock);
+	qp_unlock(q, &q->sq_lock);
 
 	if (posted != 0 && sq_doorbell_needed(q->sq.ring)) {
 		const int db = qp_ring_doorbell(ibqp);
@@ -288,9 +302,9 @@ int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&q->rq_lock);
+	qp_lock(q, &q->rq_lock);
 	const int ret = wq_post_recv(q->rq, wr, bad_wr);
-	pthread_spin_unlock(&q->rq_lock);
+	qp_unlock(q, &q->rq_lock);
 	return ret;
 }
 

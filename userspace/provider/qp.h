@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <type_traits>
 
+#include "pd.h"
 #include "ring_map.h"
 #include "sroce.h"
 #include "wqe.h"
@@ -17,8 +18,11 @@
 namespace sroce {
 
 /*
- * One QP.  calloc()ed, trivially constructible, like struct cq.  Each work
- * queue has its own lock: posts to the SQ and to the RQ do not contend.
+ * One QP.  Zero-filled memory from obj_alloc() (pd.h: the allocator of
+ * the parent domain it was created on, if any), trivially constructible,
+ * like struct cq.  Each work queue has its own lock: posts to the SQ and
+ * to the RQ do not contend.  A QP created on a parent domain with a
+ * thread domain takes neither (single_thread).
  * The rings' memory is shared with the kernel, which only consumes (and
  * zeroes the indices when the QP enters RESET).  The state the posts check
  * is libibverbs' vqp.qp.state, which ibv_modify_qp() and ibv_query_qp()
@@ -34,6 +38,8 @@ struct qp {
 	ring_mapping rq_map;
 	/* The ibv_wr_*() batch (qp_ex.cpp); under sq_lock while open. */
 	wr_builder wrb;
+	obj_mem mem; /* where this object's memory came from */
+	bool single_thread; /* no locks: the application serialises */
 };
 static_assert(std::is_standard_layout_v<qp>);
 static_assert(std::is_trivially_default_constructible_v<qp>);
@@ -42,6 +48,26 @@ inline qp *to_qp(ibv_qp *ibqp) noexcept
 {
 	return reinterpret_cast<qp *>(ibqp);
 }
+
+/* The work queues' locks, unless the QP is single-threaded. */
+inline void qp_lock(const qp *q, pthread_spinlock_t *lock) noexcept
+{
+	if (!q->single_thread)
+		pthread_spin_lock(lock);
+}
+
+inline void qp_unlock(const qp *q, pthread_spinlock_t *lock) noexcept
+{
+	if (!q->single_thread)
+		pthread_spin_unlock(lock);
+}
+
+/*
+ * A zero-filled QP object for a QP created on pd (a PD or a parent
+ * domain), or nullptr with errno set; qp_free() frees it.
+ */
+qp *qp_alloc(ibv_pd *pd) noexcept;
+void qp_free(qp *q) noexcept;
 
 ibv_qp *create_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept;
 

@@ -199,7 +199,7 @@ void wr_start(ibv_qp_ex *qpx) noexcept
 {
 	qp *q = to_qp(qpx);
 
-	pthread_spin_lock(&q->sq_lock);
+	qp_lock(q, &q->sq_lock);
 	wrb_start(q->wrb, q->sq);
 }
 
@@ -220,7 +220,7 @@ int wr_complete(ibv_qp_ex *qpx) noexcept
 	} else {
 		ret = wrb_complete(q->wrb, q->sq, ibqp->qp_type, &posted);
 	}
-	pthread_spin_unlock(&q->sq_lock);
+	qp_unlock(q, &q->sq_lock);
 	if (posted != 0 && sq_doorbell_needed(q->sq.ring))
 		ret = qp_ring_doorbell(ibqp);
 	return ret;
@@ -231,7 +231,7 @@ void wr_abort(ibv_qp_ex *qpx) noexcept
 	qp *q = to_qp(qpx);
 
 	wrb_abort(q->wrb);
-	pthread_spin_unlock(&q->sq_lock);
+	qp_unlock(q, &q->sq_lock);
 }
 
 } /* namespace */
@@ -310,16 +310,13 @@ ibv_qp *create_qp_ex(ibv_context *ibctx, ibv_qp_init_attr_ex *attr) noexcept
 
 	if (ret != 0)
 		return null_with_errno(ret);
-	auto *q = static_cast<qp *>(std::calloc(1, sizeof(qp)));
+	qp *q = qp_alloc(attr->pd);
 	create_qp_cmd cmd{};
 	create_qp_resp resp{};
 
 	if (q == nullptr)
 		return nullptr;
-	scope_exit free_qp([q] {
-		wrb_free(q->wrb);
-		std::free(q);
-	});
+	scope_exit free_qp([q] { qp_free(q); });
 
 	/* ibv_cmd_create_qp_ex knows no creation flags, even none. */
 	ibv_qp_init_attr_ex cmd_attr = *attr;
@@ -346,7 +343,7 @@ ibv_qp *create_qp_ex(ibv_context *ibctx, ibv_qp_init_attr_ex *attr) noexcept
 		return null_with_errno(ret);
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0) {
 		ret = wrb_alloc(q->wrb, attr->cap.max_send_sge,
-				q->sq.max_inline);
+				q->sq.max_inline, attr->pd);
 		if (ret != 0) {
 			qp_teardown(q);
 			return null_with_errno(ret);

@@ -45,13 +45,16 @@ int srq_setup(srq *s, ibv_context *ibctx, const ibv_srq_attr &attr,
  */
 ibv_srq *create_srq(ibv_pd *pd, ibv_srq_init_attr *attr) noexcept
 {
-	auto *s = static_cast<srq *>(std::calloc(1, sizeof(srq)));
+	obj_mem mem{};
+	auto *s = static_cast<srq *>(
+		obj_alloc(pd, sizeof(srq), resource::srq, &mem));
 	create_srq_cmd cmd{};
 	create_srq_resp resp{};
 
 	if (s == nullptr)
 		return nullptr;
-	scope_exit free_srq([s] { std::free(s); });
+	s->mem = mem;
+	scope_exit free_srq([s] { obj_free(s, s->mem, resource::srq); });
 
 	cmd.drv.recv_wqe_size = sizeof(sroce_recv_wqe);
 	int ret = ibv_cmd_create_srq(pd, &s->vsrq.srq, attr, cmd.buf(),
@@ -95,7 +98,7 @@ int destroy_srq(ibv_srq *ibsrq) noexcept
 		return ret;
 	unmap_ring(&s->map);
 	pthread_spin_destroy(&s->lock);
-	std::free(s);
+	obj_free(s, s->mem, resource::srq);
 	return 0;
 }
 

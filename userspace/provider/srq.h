@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <type_traits>
 
+#include "pd.h"
 #include "ring_map.h"
 #include "sroce.h"
 #include "wqe.h"
@@ -16,7 +17,8 @@
 namespace sroce {
 
 /*
- * One SRQ.  calloc()ed, trivially constructible, like struct qp.  lock
+ * One SRQ.  From obj_alloc() (pd.h), trivially constructible, like struct
+ * qp.  lock
  * serialises the posts (the producer side of the ring); the ring memory is
  * shared with the kernel, whose responders (of every QP using the SRQ)
  * consume.
@@ -26,6 +28,7 @@ struct srq {
 	pthread_spinlock_t lock;
 	work_queue rq; /* under lock */
 	ring_mapping map; /* the mapping of the ring */
+	obj_mem mem; /* where this object's memory came from */
 };
 static_assert(std::is_standard_layout_v<srq>);
 static_assert(std::is_trivially_default_constructible_v<srq>);

@@ -350,6 +350,12 @@ int ibv_cmd_reg_mr(ibv_pd *pd, void *addr, std::size_t length,
 		   ib_uverbs_reg_mr_resp *resp, std::size_t resp_size);
 int ibv_cmd_dereg_mr(verbs_mr *vmr);
 /*
+ * QUERY_MR (ioctl) of mr_handle: on success vmr->mr has the kernel's lkey,
+ * rkey and length, handle, context and pd set, addr NULL, and mr_type
+ * IBV_MR_TYPE_IMPORTED_MR.
+ */
+int ibv_cmd_query_mr(ibv_pd *pd, verbs_mr *vmr, std::uint32_t mr_handle);
+/*
  * REREG_MR: sends mr_handle, flags, start = addr, length, hca_va,
  * pd_handle (pd's with IBV_REREG_MR_CHANGE_PD, else 0) and access; on
  * success copies the response's lkey and rkey into vmr->mr (and
@@ -491,6 +497,7 @@ SROCE_IBVERBS_PRIVATE(ibv_cmd_alloc_pd);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_dealloc_pd);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_reg_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_dereg_mr);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_query_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_rereg_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_alloc_mw);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_dealloc_mw);

@@ -35,25 +35,29 @@ void encode_open(wr_builder &b, work_queue &wq, ibv_qp_type qp_type)
 
 } /* namespace */
 
-int wrb_alloc(wr_builder &b, std::uint32_t max_sge,
-	      std::uint32_t max_inline) noexcept
+int wrb_alloc(wr_builder &b, std::uint32_t max_sge, std::uint32_t max_inline,
+	      ibv_pd *pd) noexcept
 {
 	const std::size_t n = max_sge != 0 ? max_sge : 1;
+	const std::size_t inl = max_inline != 0 ? max_inline : 1;
+	void *p = obj_alloc(pd, n * sizeof(ibv_sge) + inl, resource::wr_buf,
+			    &b.mem);
 
-	b.sges = static_cast<ibv_sge *>(std::calloc(n, sizeof(ibv_sge)));
-	b.inl = static_cast<unsigned char *>(
-		std::calloc(max_inline != 0 ? max_inline : 1, 1));
 	b.max_sge = max_sge;
 	b.max_inline = max_inline;
-	return b.sges != nullptr && b.inl != nullptr ? 0 : ENOMEM;
+	if (p == nullptr)
+		return ENOMEM;
+	b.sges = static_cast<ibv_sge *>(p);
+	b.inl = static_cast<unsigned char *>(p) + n * sizeof(ibv_sge);
+	return 0;
 }
 
 void wrb_free(wr_builder &b) noexcept
 {
-	std::free(b.sges);
-	std::free(b.inl);
+	obj_free(b.sges, b.mem, resource::wr_buf);
 	b.sges = nullptr;
 	b.inl = nullptr;
+	b.mem = obj_mem{};
 }
 
 void wrb_start(wr_builder &b, const work_queue &wq) noexcept

@@ -25,15 +25,17 @@
 
 #include <infiniband/verbs.h>
 
+#include "pd.h"
 #include "wqe.h"
 
 namespace sroce {
 
-/* Trivial: it lives in the calloc()ed struct qp. */
+/* Trivial: it lives in the zero-filled struct qp. */
 struct wr_builder {
 	ibv_send_wr wr; /* the open request */
 	ibv_sge *sges; /* max_sge entries: its gather list */
 	unsigned char *inl; /* max_inline bytes: its inline data */
+	obj_mem mem; /* of the one block holding sges, then inl */
 	std::uint32_t max_sge; /* sizes of sges and inl */
 	std::uint32_t max_inline;
 	std::uint32_t prod; /* the slot of the next request */
@@ -42,11 +44,12 @@ struct wr_builder {
 };
 
 /*
- * The buffers for a QP's limits (sges: at least one entry); 0 or ENOMEM.
- * wrb_free() frees them (also after a failed wrb_alloc()).
+ * The buffers for a QP's limits (sges: at least one entry), in one block
+ * from obj_alloc() on the QP's PD or parent domain (nullptr: calloc()); 0
+ * or ENOMEM.  wrb_free() frees them (also after a failed wrb_alloc()).
  */
-int wrb_alloc(wr_builder &b, std::uint32_t max_sge,
-	      std::uint32_t max_inline) noexcept;
+int wrb_alloc(wr_builder &b, std::uint32_t max_sge, std::uint32_t max_inline,
+	      ibv_pd *pd = nullptr) noexcept;
 void wrb_free(wr_builder &b) noexcept;
 
 /* ibv_wr_start(): a new batch from the queue's producer index. */

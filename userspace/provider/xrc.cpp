@@ -99,13 +99,13 @@ int get_srq_num(ibv_srq *ibsrq, std::uint32_t *srq_num) noexcept
  */
 ibv_qp *open_qp(ibv_context *ibctx, ibv_qp_open_attr *attr) noexcept
 {
-	auto *q = static_cast<qp *>(std::calloc(1, sizeof(qp)));
+	qp *q = qp_alloc(nullptr);
 	open_qp_cmd cmd{};
 	ib_uverbs_create_qp_resp resp{};
 
 	if (q == nullptr)
 		return nullptr;
-	scope_exit free_qp([q] { std::free(q); });
+	scope_exit free_qp([q] { qp_free(q); });
 
 	if ((attr->comp_mask & IBV_QP_OPEN_ATTR_TYPE) != 0 &&
 	    attr->qp_type != IBV_QPT_XRC_RECV)

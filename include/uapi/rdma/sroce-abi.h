@@ -70,6 +70,20 @@ struct sroce_alloc_ucontext_resp {
 	__u32 reserved[9];
 };
 
+/**
+ * enum sroce_query_context_attrs - sroce's attribute of QUERY_CONTEXT
+ * @SROCE_ATTR_QUERY_CONTEXT_RESP: output, &struct sroce_alloc_ucontext_resp
+ *	of the context, as GET_CONTEXT answered it (the first attribute id of
+ *	a driver's namespace, UVERBS_ID_DRIVER_NS)
+ *
+ * UVERBS_METHOD_QUERY_CONTEXT of UVERBS_OBJECT_DEVICE is how a provider
+ * learns about a context it did not create: ibv_import_device() on a
+ * uverbs file shared by another process or context.
+ */
+enum sroce_query_context_attrs {
+	SROCE_ATTR_QUERY_CONTEXT_RESP = (1U << 12),
+};
+
 /*
  * Rings shared between the kernel and user space
  * ==============================================

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "cq.h"
+#include "pd.h"
 #include "kernel_ring.h"
 
 namespace {
@@ -264,9 +265,22 @@ TEST(CqInitAttr, WhatSroceCannotGiveIsEopnotsupp)
 	a.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
 	a.flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN;
 	EXPECT_EQ(sroce::check_cq_init_attr(a), EOPNOTSUPP);
-	a = ibv_cq_init_attr_ex{};
+}
+
+/* IBV_CQ_INIT_ATTR_MASK_PD wants a parent domain (ibv_create_cq_ex(3)). */
+TEST(CqInitAttr, ParentDomainOnly)
+{
+	sroce::pd protection{};
+	sroce::pd domain{};
+	ibv_cq_init_attr_ex a{};
+
+	domain.protection = &protection;
 	a.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
-	EXPECT_EQ(sroce::check_cq_init_attr(a), EOPNOTSUPP);
+	EXPECT_EQ(sroce::check_cq_init_attr(a), EINVAL) << "none";
+	a.parent_domain = &protection.ibpd;
+	EXPECT_EQ(sroce::check_cq_init_attr(a), EINVAL) << "a PD";
+	a.parent_domain = &domain.ibpd;
+	EXPECT_EQ(sroce::check_cq_init_attr(a), 0);
 }
 
 } /* namespace */

@@ -25,6 +25,7 @@
 
 #include "fake_kernel.h"
 #include "context.h"
+#include "pd.h"
 #include "qp.h"
 #include "uverbs_cmd.h"
 
@@ -523,7 +524,9 @@ TEST_F(ProviderLoad, CreateQpExReachesTheProvider)
 	fake_kernel &k = the_fake_kernel();
 	ibv_context *ctx = open_device();
 	ASSERT_NE(ctx, nullptr) << std::strerror(errno);
-	ibv_pd pd{};
+	/* The provider's PD object, as ibv_alloc_pd() would have made it. */
+	sroce::pd provider_pd{};
+	ibv_pd &pd = provider_pd.ibpd;
 	pd.context = ctx;
 	const std::size_t ncmd = k.commands.size();
 

@@ -89,7 +89,7 @@ TEST(DeviceOps, DescribeTheProvider)
 	EXPECT_EQ(ops.match_table, sroce::match_table);
 	EXPECT_EQ(ops.static_providers, nullptr);
 	EXPECT_EQ(ops.match_device, nullptr);
-	EXPECT_EQ(ops.import_context, nullptr);
+	EXPECT_NE(ops.import_context, nullptr);
 	EXPECT_NE(ops.alloc_context, nullptr);
 	EXPECT_NE(ops.alloc_device, nullptr);
 	EXPECT_NE(ops.uninit_device, nullptr);

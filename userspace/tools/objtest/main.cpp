@@ -14,6 +14,7 @@
  *   poll-no-syscall, mmap-checks                         mapping.cpp
  *   qp-errors                                            qp_errors.cpp
  *   hold CMD, leak                                       hold.cpp
+ *   parent-domain, import                                domains.cpp
  *   all                                   every check above but hold
  *                                         and leak, in turn
  */
@@ -34,6 +35,8 @@ constexpr device_check checks[] = {
 	{"mmap-checks", check_mmap},
 	{"channel", check_channel},
 	{"qp-errors", check_qp_errors},
+	{"parent-domain", check_parent_domain},
+	{"import", check_import},
 	{"hold", check_hold, false},
 	{"leak", check_leak, false},
 };

@@ -7,6 +7,7 @@
  *   mapping.cpp    poll-no-syscall, mmap-checks
  *   qp_errors.cpp  qp-errors
  *   hold.cpp       hold, leak
+ *   domains.cpp    parent-domain, import
  *
  * Each returns false when it gave up; arg is the command line's ARG.
  */
@@ -35,6 +36,8 @@ bool check_mmap(device &d, const char *arg);
 bool check_qp_errors(device &d, const char *arg);
 bool check_hold(device &d, const char *arg);
 bool check_leak(device &d, const char *arg);
+bool check_parent_domain(device &d, const char *arg);
+bool check_import(device &d, const char *arg);
 
 /* The size of the buffers the checks register. */
 constexpr std::size_t buf_len = std::size_t{4} * 4096;

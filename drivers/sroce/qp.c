@@ -121,15 +121,17 @@ static int sroce_qp_alloc_queues(struct sroce_qp *qp,
 	u32 rq_esize = sroce_qp_rq_entry_size(cap);
 	int ret;
 
-	ret = sroce_queue_init(&qp->sq, udata, sq_entries, sq_esize);
+	/*
+	 * With an SRQ (srq.c) there is no receive queue; else both rings
+	 * share one buffer, and one mapping.
+	 */
+	if (init->srq)
+		ret = sroce_queue_init(&qp->sq, udata, sq_entries, sq_esize);
+	else
+		ret = sroce_queue_init_pair(&qp->sq, &qp->rq, udata, sq_entries,
+					    sq_esize, rq_entries, rq_esize);
 	if (ret)
 		return ret;
-	/* With an SRQ (srq.c) there is no receive queue. */
-	if (!init->srq) {
-		ret = sroce_queue_init(&qp->rq, udata, rq_entries, rq_esize);
-		if (ret)
-			goto err_destroy_sq;
-	}
 
 	/* What the entries hold may exceed what was asked for. */
 	cap->max_send_wr = sq_entries;
@@ -160,7 +162,6 @@ static int sroce_qp_alloc_queues(struct sroce_qp *qp,
 
 err_destroy_rq:
 	sroce_queue_destroy(&qp->rq);
-err_destroy_sq:
 	sroce_queue_destroy(&qp->sq);
 	return ret;
 }

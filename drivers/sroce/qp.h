@@ -308,11 +308,25 @@ struct sroce_resp {
 };
 
 /**
+ * struct sroce_qp_slot - a QP in the device's table of QPs by number
+ * @ref: lookups from the receive path hold one; plus the QP's own
+ * @qp: the QP; read only with a reference
+ * @rcu: the slot is freed a grace period after the QP left the table (a
+ *	lookup may still read @ref), the QP itself at once: destroying a
+ *	QP waits for no grace period
+ */
+struct sroce_qp_slot {
+	refcount_t ref;
+	struct sroce_qp *qp;
+	struct rcu_head rcu;
+};
+
+/**
  * struct sroce_qp - a queue pair
  * @ibqp: the core QP; must stay first
  * @sdev: the device
- * @ref: lookups from the receive path hold one; plus the QP's own
- * @released: completed when @ref drops to zero
+ * @slot: what the device's table holds for the QP, with its references
+ * @released: completed when @slot's references drop to zero
  * @lock: guards everything below that is not said to be constant, taken
  *	with interrupts off (kernel users may post from any context, the
  *	engine runs in softirq); never held while transmitting or while a
@@ -344,11 +358,14 @@ struct sroce_resp {
  * @cap: the capabilities granted at creation; constant
  * @mcast: UD: the QP's multicast attachments (mcast.c), under the
  *	device's mcast.lock
+ * @mcast_used: it was attached to a group once (the multicast receive path
+ *	may still read the QP through a detached attachment for a grace
+ *	period); set under the device's mcast.lock
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
 	struct sroce_dev *sdev;
-	refcount_t ref;
+	struct sroce_qp_slot *slot;
 	struct completion released;
 	spinlock_t lock; /* see @lock above */
 	unsigned long flags;
@@ -376,6 +393,7 @@ struct sroce_qp {
 	u32 pmtu;
 	struct ib_qp_cap cap;
 	struct list_head mcast;
+	bool mcast_used;
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)

@@ -28,7 +28,7 @@ struct sroce_pkt;
 struct sroce_srq;
 
 /* Capabilities of a QP (query_device reports them). */
-#define SROCE_MAX_QP		0x10000
+#define SROCE_MAX_QP		0x40000
 #define SROCE_MAX_QP_WR		0x4000
 #define SROCE_MAX_SGE		32
 #define SROCE_MAX_INLINE	512

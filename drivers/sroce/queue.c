@@ -89,10 +89,6 @@ static void sroce_queue_place(struct sroce_queue *q, u32 num_entries,
 {
 	q->num_entries = num_entries;
 	q->entry_size = entry_size;
-	q->entries_off = entries_off;
-	q->producer_off = producer_off;
-	q->consumer_off = consumer_off;
-	q->notify_off = notify_off;
 	q->entries = q->buf + entries_off;
 	q->producer = q->buf + producer_off;
 	q->consumer = q->buf + consumer_off;
@@ -222,10 +218,10 @@ void sroce_queue_get_info(const struct sroce_queue *q,
 	info->mmap_size = q->size;
 	info->num_entries = q->num_entries;
 	info->entry_size = q->entry_size;
-	info->entries_offset = q->entries_off;
-	info->producer_offset = q->producer_off;
-	info->consumer_offset = q->consumer_off;
-	info->notify_offset = q->notify_off;
+	info->entries_offset = q->entries - q->buf;
+	info->producer_offset = (void *)q->producer - q->buf;
+	info->consumer_offset = (void *)q->consumer - q->buf;
+	info->notify_offset = q->notify ? (void *)q->notify - q->buf : 0;
 }
 
 /**

@@ -53,40 +53,34 @@ struct sroce_mmap_entry {
  * struct sroce_queue - one ring
  * @buf: the memory the ring lies in (vmalloc, zeroed, @size bytes); a QP's
  *	SQ and RQ share one (sroce_queue_init_pair())
- * @size: bytes of @buf, a multiple of PAGE_SIZE
- * @owner: this ring frees @buf (or removes @mmap); the RQ of a pair does not
- * @num_entries: capacity, a power of two
- * @entry_size: bytes per entry
  * @entries: slot 0 in @buf
  * @producer: the producer index in @buf
  * @consumer: the consumer index in @buf
  * @notify: the notification word in @buf (NULL for a QP's RQ in a pair)
- * @entries_off: byte offset of @entries in @buf (and in the mapping)
- * @producer_off: of @producer
- * @consumer_off: of @consumer
- * @notify_off: of @notify; 0 without one
  * @mmap: the mmap entry of @buf when the ring belongs to a user context
  *	(it then owns @buf), NULL for a kernel user's ring
+ * @size: bytes of @buf, a multiple of PAGE_SIZE (at most U32_MAX: the
+ *	uapi's mapping size)
+ * @num_entries: capacity, a power of two
+ * @entry_size: bytes per entry
+ * @owner: this ring frees @buf (or removes @mmap); the RQ of a pair does not
  *
  * Constant from sroce_queue_init() to sroce_queue_destroy(); the owner of
  * the queue (a CQ, a QP, an SRQ) guards the indices.  Everything in @buf
- * that user space can write must be treated as hostile input.
+ * that user space can write must be treated as hostile input.  Kept small:
+ * a QP holds two, and its size decides the slab size class of every QP.
  */
 struct sroce_queue {
 	void *buf;
-	size_t size;
-	bool owner;
-	u32 num_entries;
-	u32 entry_size;
 	void *entries;
 	u32 *producer;
 	u32 *consumer;
 	u32 *notify;
-	u32 entries_off;
-	u32 producer_off;
-	u32 consumer_off;
-	u32 notify_off;
 	struct sroce_mmap_entry *mmap;
+	u32 size;
+	u32 num_entries;
+	u32 entry_size;
+	bool owner;
 };
 
 int sroce_queue_init(struct sroce_queue *q, struct ib_udata *udata,

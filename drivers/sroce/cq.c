@@ -205,7 +205,7 @@ err_destroy_new:
 static void sroce_cq_cqe_to_wc(struct sroce_cq *cq,
 			       const struct sroce_cqe *cqe, struct ib_wc *wc)
 {
-	struct sroce_qp *qp;
+	struct sroce_qp_slot *slot;
 
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = cqe->wr_id;
@@ -217,8 +217,10 @@ static void sroce_cq_cqe_to_wc(struct sroce_cq *cq,
 	 * The QP of a completion outlives it in the CQ: a kernel user
 	 * destroys a QP only after it has polled its completions.
 	 */
-	qp = xa_load(&to_sdev(cq->ibcq.device)->qp_xa, cqe->qp_num);
-	wc->qp = qp ? &qp->ibqp : NULL;
+	rcu_read_lock();
+	slot = xa_load(&to_sdev(cq->ibcq.device)->qp_xa, cqe->qp_num);
+	wc->qp = slot ? &slot->qp->ibqp : NULL;
+	rcu_read_unlock();
 	if (cqe->wc_flags & SROCE_WC_F_WITH_INV) {
 		wc->ex.invalidate_rkey = cqe->imm_data;
 		wc->wc_flags |= IB_WC_WITH_INVALIDATE;

@@ -267,6 +267,7 @@ int sroce_mcast_attach(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
 	a->mcg = g;
 	a->qp = qp;
 	list_add_tail(&a->qp_node, &qp->mcast);
+	qp->mcast_used = true;
 	list_add_tail_rcu(&a->grp_node, &g->qps);
 	g->nqp++;
 	mc->attached++;

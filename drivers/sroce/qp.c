@@ -13,10 +13,12 @@
  * timers.c holds the requester's timers.
  *
  * Lifetime.  The receive path finds a QP by number in the device's xarray
- * under RCU and takes a reference (sroce_qp_get()).  destroy_qp removes it
- * from the xarray, waits for a grace period and for every reference to go,
- * stops the timers and the work, then flushes and frees what the engine
- * held.  The core frees the object itself after destroy_qp returns.
+ * under RCU and takes a reference on its slot (sroce_qp_get()).
+ * destroy_qp removes the slot from the xarray, waits for every reference
+ * to go (not for a grace period: a lookup that found the slot before reads
+ * only the slot, freed after one), stops the timers and the work, then
+ * flushes and frees what the engine held.  The core frees the object
+ * itself after destroy_qp returns.
  */
 #include <linux/log2.h>
 #include <linux/overflow.h>
@@ -128,15 +130,17 @@ static int sroce_qp_alloc_queues(struct sroce_qp *qp,
 	u32 rq_esize = sroce_qp_rq_entry_size(cap);
 	int ret;
 
-	ret = sroce_queue_init(&qp->sq, udata, sq_entries, sq_esize);
+	/*
+	 * With an SRQ (srq.c), or on XRC (xrc.c), there is no receive
+	 * queue; else both rings share one buffer, and one mapping.
+	 */
+	if (!sroce_qp_has_rq(qp))
+		ret = sroce_queue_init(&qp->sq, udata, sq_entries, sq_esize);
+	else
+		ret = sroce_queue_init_pair(&qp->sq, &qp->rq, udata, sq_entries,
+					    sq_esize, rq_entries, rq_esize);
 	if (ret)
 		return ret;
-	/* With an SRQ (srq.c), or on XRC (xrc.c), no receive queue. */
-	if (sroce_qp_has_rq(qp)) {
-		ret = sroce_queue_init(&qp->rq, udata, rq_entries, rq_esize);
-		if (ret)
-			goto err_destroy_sq;
-	}
 
 	/* What the entries hold may exceed what was asked for. */
 	cap->max_send_wr = sq_entries;
@@ -170,7 +174,6 @@ static int sroce_qp_alloc_queues(struct sroce_qp *qp,
 
 err_destroy_rq:
 	sroce_queue_destroy(&qp->rq);
-err_destroy_sq:
 	sroce_queue_destroy(&qp->sq);
 	return ret;
 }
@@ -237,7 +240,13 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->pmtu = 1024;
 	qp->comp.cwnd = SROCE_REQ_WINDOW;
 	spin_lock_init(&qp->lock);
-	refcount_set(&qp->ref, 1);
+	qp->slot = kmalloc(sizeof(*qp->slot), GFP_KERNEL_ACCOUNT);
+	if (!qp->slot) {
+		ret = -ENOMEM;
+		goto err_dec_count;
+	}
+	refcount_set(&qp->slot->ref, 1);
+	qp->slot->qp = qp;
 	init_completion(&qp->released);
 	sroce_timers_init(qp);
 	INIT_WORK(&qp->req_work, sroce_req_work);
@@ -247,7 +256,7 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	ret = sroce_qp_alloc_queues(qp, init, udata);
 	if (ret)
-		goto err_dec_count;
+		goto err_free_slot;
 
 	/* The requester is idle: the first post rings the doorbell. */
 	WRITE_ONCE(*qp->sq.notify, SROCE_SQ_NOTIFY_DOORBELL);
@@ -275,13 +284,16 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_erase;
 	}
 	/* Publish the initialised QP (xa_store implies a barrier). */
-	xa_store(&sdev->qp_xa, qpn, qp, GFP_KERNEL);
+	xa_store(&sdev->qp_xa, qpn, qp->slot, GFP_KERNEL);
 	return 0;
 
 err_erase:
 	xa_erase(&sdev->qp_xa, qpn);
 err_free_queues:
 	sroce_qp_free_queues(qp);
+err_free_slot:
+	kfree(qp->slot);
+	qp->slot = NULL;
 err_dec_count:
 	atomic_dec(&sdev->qp_count);
 	return ret;
@@ -296,19 +308,20 @@ err_dec_count:
  */
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
 {
-	struct sroce_qp *qp;
+	struct sroce_qp_slot *slot;
+	struct sroce_qp *qp = NULL;
 
 	rcu_read_lock();
-	qp = xa_load(&sdev->qp_xa, qpn);
-	if (qp && !refcount_inc_not_zero(&qp->ref))
-		qp = NULL;
+	slot = xa_load(&sdev->qp_xa, qpn);
+	if (slot && refcount_inc_not_zero(&slot->ref))
+		qp = slot->qp;
 	rcu_read_unlock();
 	return qp;
 }
 
 void sroce_qp_put(struct sroce_qp *qp)
 {
-	if (refcount_dec_and_test(&qp->ref))
+	if (refcount_dec_and_test(&qp->slot->ref))
 		complete(&qp->released);
 }
 
@@ -638,8 +651,14 @@ int sroce_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_unlock_irqrestore(&qp->lock, flags);
 
 	xa_erase(&sdev->qp_xa, ibqp->qp_num);
-	/* No lookup can still be between xa_load() and its reference. */
-	synchronize_rcu();
+	/*
+	 * A lookup by number that found the slot reads only the slot (freed
+	 * after a grace period, below); the multicast receive path reads
+	 * the QP through attachments, which may outlive their detachment by
+	 * a grace period: only a QP that was attached waits for one.
+	 */
+	if (qp->mcast_used)
+		synchronize_rcu();
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);
 	sroce_timers_shutdown(qp);
@@ -653,6 +672,8 @@ int sroce_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_reset(qp);
 	spin_unlock_irqrestore(&qp->lock, flags);
 	sroce_qp_free_queues(qp);
+	kfree_rcu(qp->slot, rcu);
+	qp->slot = NULL;
 	atomic_dec(&sdev->qp_count);
 	return 0;
 }

@@ -31,7 +31,7 @@
 #define SROCE_MAX_PD		0x10000
 
 /* Live completion queues per device, and entries per CQ (max_cqe). */
-#define SROCE_MAX_CQ		0x10000
+#define SROCE_MAX_CQ		0x40000
 #define SROCE_MAX_CQE		0x10000
 
 /*

@@ -145,7 +145,7 @@ enum sroce_counter sroce_mcast_recv(struct sroce_dev *sdev,
 					SROCE_CNT_MCAST_SELF_SKIPS);
 			continue;
 		}
-		if (!refcount_inc_not_zero(&qp->ref))
+		if (!refcount_inc_not_zero(&qp->slot->ref))
 			continue;
 		sroce_resp_rcv(qp, skb, pkt);
 		sroce_qp_put(qp);

@@ -67,7 +67,9 @@ int qp_setup(qp *q, ibv_context *ibctx, const ibv_qp_cap &cap, bool has_srq,
 			.min_entries = cap.max_recv_wr,
 			.has_notify = false,
 		};
-		ret = map_ring(ibctx, drv.rq, rq_need, &q->rq.ring, &q->rq_map);
+		/* In the SQ's mapping when the kernel put it there. */
+		ret = map_ring(ibctx, drv.rq, rq_need, &q->rq.ring, &q->rq_map,
+			       &q->sq_map);
 		if (ret != 0)
 			return ret;
 	}

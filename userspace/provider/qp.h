@@ -26,7 +26,8 @@ namespace sroce {
  * The rings' memory is shared with the kernel, which only consumes (and
  * zeroes the indices when the QP enters RESET).  The state the posts check
  * is libibverbs' vqp.qp.state, which ibv_modify_qp() and ibv_query_qp()
- * keep.  A QP with an SRQ has no RQ: rq_map stays zero.
+ * keep.  A QP with an SRQ has no RQ: rq_map stays zero; it does too when
+ * the RQ lies in the SQ's mapping (the kernel's one buffer for both).
  */
 struct qp {
 	verbs_qp vqp; /* first: libibverbs' part */

@@ -12,8 +12,8 @@
 namespace sroce {
 
 int map_ring(ibv_context *ibctx, const sroce_ring_info &info,
-	     const ring_need &need, ring_view *view,
-	     ring_mapping *mapping) noexcept
+	     const ring_need &need, ring_view *view, ring_mapping *mapping,
+	     const ring_mapping *shared) noexcept
 {
 	context *ctx = to_ctx(ibctx);
 	ring_layout layout{};
@@ -34,13 +34,22 @@ int map_ring(ibv_context *ibctx, const sroce_ring_info &info,
 			    need.min_entry_size, need.min_entries);
 		return ret;
 	}
+	if (shared != nullptr && shared->base != nullptr &&
+	    shared->offset == layout.mmap_offset &&
+	    shared->size == layout.mmap_size) {
+		*view = make_ring_view(shared->base, layout);
+		*mapping = ring_mapping{};
+		return 0;
+	}
 	void *m = mmap(nullptr, layout.mmap_size, PROT_READ | PROT_WRITE,
 		       MAP_SHARED, ibctx->cmd_fd,
 		       static_cast<off_t>(layout.mmap_offset));
 	if (m == MAP_FAILED)
 		return errno;
 	*view = make_ring_view(m, layout);
-	*mapping = ring_mapping{.base = m, .size = layout.mmap_size};
+	*mapping = ring_mapping{.base = m,
+				.size = layout.mmap_size,
+				.offset = layout.mmap_offset};
 	return 0;
 }
 

@@ -28,10 +28,14 @@ struct ring_need {
 	bool has_notify; /* the ring has a notification word */
 };
 
-/* One mapping of the uverbs file, as munmap() takes it; zero: none. */
+/*
+ * One mapping of the uverbs file, as munmap() takes it, and the offset it
+ * was mapped from; zero: none.
+ */
 struct ring_mapping {
 	void *base;
 	std::size_t size;
+	std::uint64_t offset;
 };
 
 /*
@@ -41,10 +45,15 @@ struct ring_mapping {
  * parse_ring_info() or has fewer than need.min_entries entries (logged),
  * or mmap()'s errno.  Nothing is mapped and *view and *mapping are
  * untouched on failure.
+ *
+ * With shared, a mapping already made of another ring: when info
+ * describes a ring in that same mapping (the same offset and size: a QP's
+ * SQ and RQ share one buffer), *view points into it and nothing new is
+ * mapped (*mapping is zeroed: it owns nothing).
  */
 int map_ring(ibv_context *ibctx, const sroce_ring_info &info,
-	     const ring_need &need, ring_view *view,
-	     ring_mapping *mapping) noexcept;
+	     const ring_need &need, ring_view *view, ring_mapping *mapping,
+	     const ring_mapping *shared = nullptr) noexcept;
 
 /* Unmap what map_ring() mapped (nothing if zero) and zero *mapping. */
 void unmap_ring(ring_mapping *mapping) noexcept;

@@ -132,7 +132,9 @@ enum sroce_query_context_attrs {
  *
  * Every offset is a multiple of 4 and every part lies inside the mapping.
  * Which side produces is the ring's business: a CQ is produced by the
- * kernel and consumed by user space.
+ * kernel and consumed by user space.  Two rings may lie in one mapping: a
+ * QP's SQ and RQ come with the same @mmap_offset and @mmap_size and
+ * offsets that keep them apart (map it once, or once for each).
  */
 struct sroce_ring_info {
 	__aligned_u64 mmap_offset;

@@ -241,7 +241,8 @@ sroce::qp *make_qp(ibv_context *ctx, std::uint32_t handle)
 			return reinterpret_cast<std::uint32_t *>(b + off);
 		};
 
-		*map = sroce::ring_mapping{.base = m, .size = page};
+		*map = sroce::ring_mapping{
+			.base = m, .size = page, .offset = 0};
 		wq->ring = sroce::ring_view{
 			.entries = b + 512,
 			.producer = word(0),

@@ -32,6 +32,7 @@ constexpr check checks[] = {
 	{"f4-write-after-dereg", f4_write_after_dereg},
 	{"f4-write-after-local-inv", f4_write_after_local_inv},
 	{"f4-read-after-dereg", f4_read_after_dereg},
+	{"dereg-under-traffic", f4_dereg_under_traffic},
 	{"f5-requester-budget", f5_requester_budget},
 	{"f6-read-amplification", f6_read_amplification},
 	{"f7-memcg", f7_memcg},

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Lifecycle under traffic (issue #16): while sroce-torture runs verified RC
-# traffic between sroce0 and sroce1, one of them goes away, in loops:
+# traffic between sroce0 and sroce1, one of them goes away, round after round:
 #
 #   link-delete   `rdma link delete` of the device
 #   netdev        its netdev unregistered (`ip link del` of its veth)
@@ -24,10 +24,10 @@
 # retry error or flushed, receives flushed: exit status 3 of
 # --device-loss-ok); the kernel log gained no oops, WARN, lockdep report,
 # hung task or stuck netdev; the device, made again, passes verified
-# traffic.  Kernel memory is compared before and after the loops: kmalloc
-# caches (sroce has no cache of its own: the RDMA core allocates its
-# objects with kmalloc), vmalloc areas of sroce (rings, shadow arrays),
-# /proc/meminfo's Slab; then sroce unloads.
+# traffic.  Kernel memory is compared after the first round and after
+# the last: kmalloc caches (sroce has no cache of its own: the RDMA core
+# allocates its objects with kmalloc), vmalloc areas of sroce (rings,
+# shadow arrays), /proc/meminfo's Slab; then sroce unloads.
 #
 # Two namespaces routed through init_net, so that one side can go (its
 # veth, its namespace) and the other survive:
@@ -42,7 +42,10 @@
 # sroce-torture opens both devices from init_net (rdma's shared namespace
 # mode shows every device everywhere).
 #
-# SROCE_LIFECYCLE_ITER sets the iterations of each loop (default 3);
+# The events run in rounds (each of them once a round), so that kernel
+# memory recorded after the first round and compared after the last one
+# shows a leak per round.  SROCE_LIFECYCLE_ITER sets the rounds (default
+# 3);
 # SROCE_LIFECYCLE_ONLY (an extended regular expression over link-delete,
 # netdev, netns, kill, rmmod, dereg) runs only the loops it matches and
 # skips the others (while iterating on one of them).
@@ -335,11 +338,19 @@ netns_objs() {
 	awk '$1 == "net_namespace" { print $2 }' /proc/slabinfo
 }
 
-test_baseline() {
-	# Every path taken once, so that what is allocated once and kept
-	# (caches, workqueues, lazily made tables) is in the baseline.
+test_traffic() {
 	passes
 	netns_objs > "$WORK/netns_objs"
+}
+
+# After the first round: every path has been taken once, so what is
+# allocated once and kept (caches, work queues, lazily made tables, the
+# first use of a program's files) is in the baseline, and what grows
+# after it grows with the rounds.
+test_baseline() {
+	sroce_load
+	side_up a
+	side_up b
 	settle
 	mem_snapshot > "$WORK/baseline"
 	grep -v '^cache ' "$WORK/baseline"
@@ -576,26 +587,20 @@ test_unload() {
 }
 
 cases() {
-	local i
+	local r
 	run_setup "two namespaces routed through init_net, sroce0 and sroce1" test_setup
-	run_setup "baseline: verified traffic, kernel memory recorded" test_baseline
-	for ((i = 0; i < ITER; i++)); do
-		run_test "link-delete $i: rdma link delete sroce$((i % 2)) under traffic" test_link_delete "$i"
+	run_test "verified traffic between sroce0 and sroce1" test_traffic
+	for ((r = 0; r < ITER; r++)); do
+		run_test "link-delete $r: rdma link delete sroce$((r % 2)) under traffic" test_link_delete "$r"
+		run_test "netdev $r: the netdev of sroce$(((r + 1) % 2)) unregistered under traffic" test_netdev "$r"
+		run_test "netns $r: ip netns del of sroce$(((r + 1) % 2))'s namespace under traffic" test_netns "$r"
+		run_test "kill $r: kill -9 of a torture process and of an ib_write_bw server mid-traffic" test_kill
+		run_test "rmmod $r: rmmod sroce $([ $((r % 2)) -eq 0 ] && echo "under traffic" || echo "after kill -9")" test_rmmod "$r"
+		run_test "dereg $r: ibv_dereg_mr under the peer's WRITEs and READs" test_dereg
+		[ "$r" -ne 0 ] ||
+			run_setup "kernel memory recorded after the first round" test_baseline
 	done
-	for ((i = 0; i < ITER; i++)); do
-		run_test "netdev $i: the netdev of sroce$(((i + 1) % 2)) unregistered under traffic" test_netdev "$i"
-	done
-	for ((i = 0; i < ITER; i++)); do
-		run_test "netns $i: ip netns del of sroce$(((i + 1) % 2))'s namespace under traffic" test_netns "$i"
-	done
-	for ((i = 0; i < ITER; i++)); do
-		run_test "kill $i: kill -9 of a torture process and of an ib_write_bw server mid-traffic" test_kill
-	done
-	for ((i = 0; i < 2; i++)); do
-		run_test "rmmod $i: rmmod sroce $([ $((i % 2)) -eq 0 ] && echo "under traffic" || echo "after kill -9")" test_rmmod "$i"
-	done
-	run_test "dereg: ibv_dereg_mr under the peer's WRITEs and READs" test_dereg
-	run_test "no kernel memory leaked over the loops" test_no_leak
+	run_test "no kernel memory leaked over rounds 1 to $((ITER - 1))" test_no_leak
 	run_test "devices deleted, sroce unloads" test_unload
 }
 

@@ -226,7 +226,7 @@ bool dereg_round(device &a, device &b, ibv_wr_opcode op, unsigned int round)
 
 bool f4_dereg_under_traffic(device &a, device &b)
 {
-	constexpr unsigned int rounds = 6;
+	constexpr unsigned int rounds = 4;
 
 	for (unsigned int r = 0; r < rounds; ++r)
 		CHECK(dereg_round(

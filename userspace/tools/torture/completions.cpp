@@ -16,8 +16,10 @@
  */
 #include <algorithm>
 #include <arpa/inet.h>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 #include "completion.h"
 #include "ktap.h"
@@ -361,7 +363,7 @@ void check_deadlines(const config &c, pair_state &p, clock_type::time_point now)
 	}
 }
 
-void advance_stop(pair_state &p)
+void advance_stop(const config &c, pair_state &p)
 {
 	if (!p.st[0].sq.empty() || !p.st[1].sq.empty())
 		return;
@@ -370,17 +372,22 @@ void advance_stop(pair_state &p)
 		for (const stream &s : p.st)
 			if (!s.resp->lost && s.recv_ok < s.recv_due)
 				return;
-		for (auto &e : p.ep) {
+		for (unsigned int x = 0; x < 2; ++x) {
 			ibv_qp_attr a{};
 
-			if (e->lost)
+			if (p.ep[x]->lost)
 				continue;
-
 			a.qp_state = IBV_QPS_ERR;
-			if (ibv_modify_qp(e->ep.qp.get(), &a, IBV_QP_STATE) !=
-			    0) {
+			const int ret = ibv_modify_qp(p.ep[x]->ep.qp.get(), &a,
+						      IBV_QP_STATE);
+			if (ret == EIO && c.opt.device_loss_ok) {
+				/* Its device is gone; its event follows. */
+				lose_side(p, x);
+				total.eio_sides[x] = true;
+			} else if (ret != 0) {
 				fatal(stream_name(p.st[0]) +
-				      ": modify_qp to ERROR failed");
+				      ": modify_qp to ERROR failed: " +
+				      std::strerror(ret));
 				return;
 			}
 		}

@@ -103,6 +103,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <memory>
+#include <poll.h>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -321,6 +322,30 @@ bool device_fatal(device_with_pd &d)
 	return fatal_seen;
 }
 
+/*
+ * --device-loss-ok, after the run: a device whose commands failed with EIO
+ * must have sent IBV_EVENT_DEVICE_FATAL (waiting up to 5 s, scaled).
+ */
+void fatal_came(device_with_pd *dev[2], const bool seen[2])
+{
+	for (unsigned int x = 0; x < 2; ++x) {
+		if (!total.eio_sides[x] || seen[x])
+			continue;
+		pollfd pfd{dev[x]->ctx->async_fd, POLLIN, 0};
+		const auto until = deadline_in(5000);
+		bool fatal_seen = false;
+
+		while (!fatal_seen && clock_type::now() < until) {
+			if (poll(&pfd, 1, 100) > 0)
+				fatal_seen = device_fatal(*dev[x]);
+		}
+		if (!fatal_seen)
+			ktap::fail("%s: commands failed with EIO, but no "
+				   "IBV_EVENT_DEVICE_FATAL came",
+				   dev[x]->name.c_str());
+	}
+}
+
 /* Every side on device x (0: a, 1: b) lost (lose_side()). */
 void lose_device(pair_list &pairs, unsigned int x)
 {
@@ -330,20 +355,23 @@ void lose_device(pair_list &pairs, unsigned int x)
 
 /* --device-loss-ok: a look at both devices' events every 10 ms. */
 void watch_devices(const config &c, pair_list &pairs, device_with_pd *dev[2],
-		   clock_type::time_point &next)
+		   clock_type::time_point &next, bool seen[2])
 {
 	const auto now = clock_type::now();
 
 	if (!c.opt.device_loss_ok || now < next)
 		return;
 	next = now + std::chrono::milliseconds(10);
-	for (unsigned int x = 0; x < 2; ++x)
-		if (dev[x]->ctx && device_fatal(*dev[x]))
+	for (unsigned int x = 0; x < 2; ++x) {
+		if (!seen[x] && device_fatal(*dev[x])) {
+			seen[x] = true;
 			lose_device(pairs, x);
+		}
+	}
 }
 
-void run(const config &c, pair_list &pairs, progress_state &ps,
-	 device_with_pd *dev[2])
+void run_loop(const config &c, pair_list &pairs, progress_state &ps,
+	      device_with_pd *dev[2], bool seen[2])
 {
 	const auto every = std::chrono::duration_cast<clock_type::duration>(
 		std::chrono::duration<double>(c.opt.progress));
@@ -355,7 +383,7 @@ void run(const config &c, pair_list &pairs, progress_state &ps,
 		bool moved = false;
 		bool all_done = true;
 
-		watch_devices(c, pairs, dev, next_watch);
+		watch_devices(c, pairs, dev, next_watch, seen);
 		for (auto &pp : pairs) {
 			pair_state &p = *pp;
 
@@ -375,7 +403,7 @@ void run(const config &c, pair_list &pairs, progress_state &ps,
 				p.failed = true;
 			}
 			if (p.stopping) {
-				advance_stop(p);
+				advance_stop(c, p);
 			} else {
 				for (stream &s : p.st) {
 					const std::uint64_t before =
@@ -414,6 +442,17 @@ void run(const config &c, pair_list &pairs, progress_state &ps,
 			usleep(50);
 		}
 	}
+}
+
+/* The loop; with --device-loss-ok, the events of devices that failed. */
+void run(const config &c, pair_list &pairs, progress_state &ps,
+	 device_with_pd *dev[2])
+{
+	bool seen[2] = {};
+
+	run_loop(c, pairs, ps, dev, seen);
+	if (c.opt.device_loss_ok && !aborted)
+		fatal_came(dev, seen);
 }
 
 /*

@@ -158,6 +158,8 @@ struct tally {
 	std::uint64_t after_loss_ok = 0;
 	std::uint64_t after_loss_retry = 0;
 	std::uint64_t after_loss_flushed = 0;
+	/* A command on device a (0) or b (1) failed with EIO: it is gone. */
+	bool eio_sides[2] = {};
 };
 
 /* The run's tally, whether it stopped, and its verifier. */
@@ -219,7 +221,7 @@ void check_deadlines(const config &c, pair_state &p,
  * flushes), the receives of messages sent successfully complete, then
  * both QPs go to ERROR and the receives left flush.
  */
-void advance_stop(pair_state &p);
+void advance_stop(const config &c, pair_state &p);
 
 /*
  * Side x of p lost its device (--device-loss-ok): what was outstanding on

@@ -177,6 +177,7 @@ enum rdma_link_layer sroce_port_get_link_layer(struct ib_device *ibdev,
 /* ucontext.c */
 int sroce_ucontext_alloc(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void sroce_ucontext_dealloc(struct ib_ucontext *ibuc);
+void sroce_ucontext_disassociate(struct ib_ucontext *ibuc);
 int sroce_udata_get_cmd(struct ib_device *ibdev, struct ib_udata *udata,
 			void *cmd, size_t cmd_len, size_t resp_len,
 			const char *verb);

@@ -33,6 +33,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	/* ucontext.c */
 	.alloc_ucontext = sroce_ucontext_alloc,
 	.dealloc_ucontext = sroce_ucontext_dealloc,
+	.disassociate_ucontext = sroce_ucontext_disassociate,
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 
 	/* pd.c */

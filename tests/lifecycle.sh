@@ -71,7 +71,7 @@ END_WAIT=60
 # Kernel memory growth over the loops allowed as noise: kmalloc bytes in
 # all, objects of one kmalloc cache, /proc/meminfo Slab.
 KMALLOC_NOISE=$((256 << 10))
-CACHE_NOISE=64
+CACHE_NOISE=96
 SLAB_NOISE_KB=1024
 
 lifecycle_cleanup() {

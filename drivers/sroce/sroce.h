@@ -190,6 +190,7 @@ void sroce_ucontext_dealloc(struct ib_ucontext *ibuc);
 int sroce_ucontext_query(struct ib_ucontext *ibuc,
 			 struct uverbs_attr_bundle *attrs);
 void sroce_ucontext_set_uapi(struct ib_device *ibdev);
+void sroce_ucontext_disassociate(struct ib_ucontext *ibuc);
 int sroce_udata_get_cmd(struct ib_device *ibdev, struct ib_udata *udata,
 			void *cmd, size_t cmd_len, size_t resp_len,
 			const char *verb);

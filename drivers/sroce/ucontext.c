@@ -164,3 +164,28 @@ void sroce_ucontext_set_uapi(struct ib_device *ibdev)
 {
 	ibdev->driver_def = sroce_uapi_defs;
 }
+
+/**
+ * sroce_ucontext_disassociate() - ops.disassociate_ucontext
+ * @ibuc: a context whose objects the core has just destroyed, its process
+ *	still running
+ *
+ * Having this op tells ib_uverbs that a device may go away while
+ * processes hold contexts of it (rdma link delete, its netdev
+ * unregistered, its namespace deleted, rmmod): it destroys their objects,
+ * sends them IB_EVENT_DEVICE_FATAL, and returns; every later command of
+ * theirs fails with EIO.  Without it the removal waits, uninterruptibly,
+ * until every process closed the device, which an idle one never does:
+ * `rdma link delete` hangs, and with it the netdev's unregistration and
+ * the namespace's cleanup.
+ *
+ * Nothing is left to do here.  The rings a process mapped are ordinary
+ * pages that vm_insert_page() referenced (queue.c): they stay the
+ * process's, and no longer the kernel's, until it unmaps them; its memory
+ * regions were unpinned with their destruction.  No mapping of sroce has
+ * vm_ops of its own or points into the module, so none needs zapping,
+ * and the module may go before the process.
+ */
+void sroce_ucontext_disassociate(struct ib_ucontext *ibuc)
+{
+}

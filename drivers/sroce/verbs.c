@@ -34,6 +34,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.alloc_ucontext = sroce_ucontext_alloc,
 	.dealloc_ucontext = sroce_ucontext_dealloc,
 	.query_ucontext = sroce_ucontext_query,
+	.disassociate_ucontext = sroce_ucontext_disassociate,
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 
 	/* pd.c */

@@ -95,6 +95,8 @@ bool f1_replays_fill_resources(device &a, device &b);
 bool f3_blind_nak(device &a, device &b);
 bool f4_write_after_dereg(device &a, device &b);
 bool f4_read_after_dereg(device &a, device &b);
+/* dereg.cpp */
+bool f4_dereg_under_traffic(device &a, device &b);
 bool f4_write_after_local_inv(device &a, device &b);
 bool f6_read_amplification(device &a, device &b);
 bool f6_replay_then_read(device &a, device &b);

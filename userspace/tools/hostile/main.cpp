@@ -2,7 +2,9 @@
 /*
  * sroce-hostile - one regression test per review finding of issue #16, a
  * hostile peer's forged packets (remote.cpp) and a hostile process's own
- * rings and verbs (local.cpp), as tests/hostile.sh runs them.
+ * rings and verbs (local.cpp), as tests/hostile.sh runs them; and
+ * dereg-under-traffic (dereg.cpp), finding 4 with the peer's own verbs,
+ * which tests/lifecycle.sh runs.
  *
  *   sroce-hostile DEV_A DEV_B CHECK|PREFIX-|all
  *
@@ -32,6 +34,7 @@ constexpr check checks[] = {
 	{"f4-write-after-dereg", f4_write_after_dereg},
 	{"f4-write-after-local-inv", f4_write_after_local_inv},
 	{"f4-read-after-dereg", f4_read_after_dereg},
+	{"dereg-under-traffic", f4_dereg_under_traffic},
 	{"f5-requester-budget", f5_requester_budget},
 	{"f6-read-amplification", f6_read_amplification},
 	{"f6-replay-then-read", f6_replay_then_read},

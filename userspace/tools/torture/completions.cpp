@@ -16,8 +16,10 @@
  */
 #include <algorithm>
 #include <arpa/inet.h>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 #include "completion.h"
 #include "ktap.h"
@@ -136,6 +138,14 @@ void on_send_wc(const config &c, pair_state &p, unsigned int x,
 		return;
 	}
 	s.sq_progress = clock_type::now();
+	if (p.lost) {
+		if (wc.status == IBV_WC_SUCCESS)
+			++total.after_loss_ok;
+		else if (wc.status == IBV_WC_RETRY_EXC_ERR)
+			++total.after_loss_retry;
+		else if (wc.status == IBV_WC_WR_FLUSH_ERR)
+			++total.after_loss_flushed;
+	}
 	if (wc.status != IBV_WC_SUCCESS) {
 		if (wc.status == IBV_WC_RETRY_EXC_ERR && c.opt.expect_fail_ok &&
 		    !e.sq_error && !p.err_moved) {
@@ -282,6 +292,7 @@ void on_recv_wc(const config &c, pair_state &p, unsigned int x,
 		}
 		s.first_flushed = std::min(s.first_flushed, r.index);
 		++total.flushed;
+		total.after_loss_flushed += p.lost;
 		s.rq_progress = clock_type::now();
 		s.rq.pop_front();
 		return;
@@ -352,22 +363,31 @@ void check_deadlines(const config &c, pair_state &p, clock_type::time_point now)
 	}
 }
 
-void advance_stop(pair_state &p)
+void advance_stop(const config &c, pair_state &p)
 {
 	if (!p.st[0].sq.empty() || !p.st[1].sq.empty())
 		return;
 	if (!p.err_moved) {
+		/* A lost side's receives never complete. */
 		for (const stream &s : p.st)
-			if (s.recv_ok < s.recv_due)
+			if (!s.resp->lost && s.recv_ok < s.recv_due)
 				return;
-		for (auto &e : p.ep) {
+		for (unsigned int x = 0; x < 2; ++x) {
 			ibv_qp_attr a{};
 
+			if (p.ep[x]->lost)
+				continue;
 			a.qp_state = IBV_QPS_ERR;
-			if (ibv_modify_qp(e->ep.qp.get(), &a, IBV_QP_STATE) !=
-			    0) {
+			const int ret = ibv_modify_qp(p.ep[x]->ep.qp.get(), &a,
+						      IBV_QP_STATE);
+			if (ret == EIO && c.opt.device_loss_ok) {
+				/* Its device is gone; its event follows. */
+				lose_side(p, x);
+				total.eio_sides[x] = true;
+			} else if (ret != 0) {
 				fatal(stream_name(p.st[0]) +
-				      ": modify_qp to ERROR failed");
+				      ": modify_qp to ERROR failed: " +
+				      std::strerror(ret));
 				return;
 			}
 		}
@@ -377,6 +397,27 @@ void advance_stop(pair_state &p)
 	}
 	if (p.st[0].rq.empty() && p.st[1].rq.empty())
 		p.done = true;
+}
+
+void lose_side(pair_state &p, unsigned int x)
+{
+	side &e = *p.ep[x];
+
+	if (e.lost)
+		return;
+	e.lost = true;
+	if (!p.lost)
+		++total.lost_pairs;
+	p.lost = true;
+	p.stopping = true;
+	p.failed = true;
+	/* Its requests and its receives (the other stream's). */
+	p.st[x].sq.clear();
+	p.st[1 - x].rq.clear();
+	for (stream &s : p.st) {
+		s.poisoned = true;
+		s.rq_progress = clock_type::now();
+	}
 }
 
 } /* namespace torture */

@@ -48,6 +48,14 @@
  *   --expect-fail-ok  IBV_WC_RETRY_EXC_ERR followed by flushes is a clean
  *                  failure: the QP pair stops, what completed before is
  *                  still verified, exit status 3 instead of 1
+ *   --device-loss-ok  a device may go away during the run (rdma link
+ *                  delete, its netdev or namespace gone, rmmod): on its
+ *                  IBV_EVENT_DEVICE_FATAL its sides are dropped, and each
+ *                  QP pair with a lost side stops as after a clean
+ *                  failure: the surviving side's sends complete, fail
+ *                  with IBV_WC_RETRY_EXC_ERR or flush, its receives flush,
+ *                  all within the deadline; exit status 3 (implies
+ *                  --expect-fail-ok)
  *   --deadline S   a work request outstanding this long without any
  *                  completion on its queue is lost (default: 20 s, or four
  *                  times the QP's whole retry budget if longer), times
@@ -58,7 +66,8 @@
  * Exit status: 0 everything verified (the case ok); 1 a mismatch, a lost,
  * duplicate, out-of-order or unexpected completion, or a set-up failure
  * (not ok); 2 usage; 3 only clean failures (--expect-fail-ok; the case
- * ok, with a "# CLEAN FAILURE" line).
+ * ok, with a "# CLEAN FAILURE" line) or lost devices (--device-loss-ok;
+ * a "# DEVICE LOST" line).
  *
  * Streams (streams.h): QP pair i carries two streams, A->B and B->A;
  * operation number seq of a stream is a pure function of (seed, qp,
@@ -92,7 +101,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <memory>
+#include <poll.h>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -287,30 +298,112 @@ void print_progress(progress_state &ps, const pair_list &pairs)
 	ps.last_bytes = total.bytes;
 }
 
-void run(const config &c, pair_list &pairs, progress_state &ps)
+/*
+ * --device-loss-ok: the async events of d (its file descriptor made
+ * non-blocking), noted; true once IBV_EVENT_DEVICE_FATAL came.
+ */
+bool device_fatal(device_with_pd &d)
+{
+	ibv_async_event ev{};
+	bool fatal_seen = false;
+
+	while (ibv_get_async_event(d.ctx.get(), &ev) == 0) {
+		ktap::note("%s: async event %s", d.name.c_str(),
+			   ibv_event_type_str(ev.event_type));
+		if (ev.event_type == IBV_EVENT_DEVICE_FATAL) {
+			ktap::note("IBV_EVENT_DEVICE_FATAL on %s: its QPs are "
+				   "gone; the pairs stop, the survivors must "
+				   "end cleanly",
+				   d.name.c_str());
+			fatal_seen = true;
+		}
+		ibv_ack_async_event(&ev);
+	}
+	return fatal_seen;
+}
+
+/*
+ * --device-loss-ok, after the run: a device whose commands failed with EIO
+ * must have sent IBV_EVENT_DEVICE_FATAL (waiting up to 5 s, scaled).
+ */
+void fatal_came(device_with_pd *dev[2], const bool seen[2])
+{
+	for (unsigned int x = 0; x < 2; ++x) {
+		if (!total.eio_sides[x] || seen[x])
+			continue;
+		pollfd pfd{dev[x]->ctx->async_fd, POLLIN, 0};
+		const auto until = deadline_in(5000);
+		bool fatal_seen = false;
+
+		while (!fatal_seen && clock_type::now() < until) {
+			if (poll(&pfd, 1, 100) > 0)
+				fatal_seen = device_fatal(*dev[x]);
+		}
+		if (!fatal_seen)
+			ktap::fail("%s: commands failed with EIO, but no "
+				   "IBV_EVENT_DEVICE_FATAL came",
+				   dev[x]->name.c_str());
+	}
+}
+
+/* Every side on device x (0: a, 1: b) lost (lose_side()). */
+void lose_device(pair_list &pairs, unsigned int x)
+{
+	for (auto &pp : pairs)
+		lose_side(*pp, x);
+}
+
+/* --device-loss-ok: a look at both devices' events every 10 ms. */
+void watch_devices(const config &c, pair_list &pairs, device_with_pd *dev[2],
+		   clock_type::time_point &next, bool seen[2])
+{
+	const auto now = clock_type::now();
+
+	if (!c.opt.device_loss_ok || now < next)
+		return;
+	next = now + std::chrono::milliseconds(10);
+	for (unsigned int x = 0; x < 2; ++x) {
+		if (!seen[x] && device_fatal(*dev[x])) {
+			seen[x] = true;
+			lose_device(pairs, x);
+		}
+	}
+}
+
+void run_loop(const config &c, pair_list &pairs, progress_state &ps,
+	      device_with_pd *dev[2], bool seen[2])
 {
 	const auto every = std::chrono::duration_cast<clock_type::duration>(
 		std::chrono::duration<double>(c.opt.progress));
 	auto next_progress = ps.start + every;
+	auto next_watch = ps.start;
 	unsigned int idle = 0;
 
 	for (;;) {
 		bool moved = false;
 		bool all_done = true;
 
+		watch_devices(c, pairs, dev, next_watch, seen);
 		for (auto &pp : pairs) {
 			pair_state &p = *pp;
 
 			if (p.done)
 				continue;
 			for (unsigned int x = 0; x < 2 && !aborted; ++x) {
+				if (p.ep[x]->lost)
+					continue;
 				poll_sq(c, p, x, moved);
 				poll_rq(c, p, x, moved);
 			}
 			if (aborted)
 				return;
+			if (p.ep[0]->post_failed || p.ep[1]->post_failed) {
+				/* No more posting: the loss is coming. */
+				p.stopping = true;
+				p.failed = true;
+			}
 			if (p.stopping) {
-				advance_stop(p);
+				advance_stop(c, p);
 			} else {
 				for (stream &s : p.st) {
 					const std::uint64_t before =
@@ -351,6 +444,17 @@ void run(const config &c, pair_list &pairs, progress_state &ps)
 	}
 }
 
+/* The loop; with --device-loss-ok, the events of devices that failed. */
+void run(const config &c, pair_list &pairs, progress_state &ps,
+	 device_with_pd *dev[2])
+{
+	bool seen[2] = {};
+
+	run_loop(c, pairs, ps, dev, seen);
+	if (c.opt.device_loss_ok && !aborted)
+		fatal_came(dev, seen);
+}
+
 /*
  * After the run: no completion left over anywhere, every QP not failed
  * still in RTS, every target memory as its shadow says.
@@ -364,6 +468,8 @@ void final_checks(const config &c, pair_list &pairs)
 		for (unsigned int x = 0; x < 2; ++x) {
 			ibv_wc wc{};
 
+			if (p.ep[x]->lost)
+				continue;
 			if (ibv_poll_cq(p.ep[x]->ep.scq, 1, &wc) != 0 ||
 			    ibv_poll_cq(p.ep[x]->ep.rcq, 1, &wc) != 0) {
 				print_wc("completion", wc);
@@ -414,6 +520,13 @@ void print_summary(const config &c, const progress_state &ps,
 		   ", clean failures %" PRIu64 " (flushed %" PRIu64 ")",
 		   ver.errors(), total.fatal, total.clean_failures,
 		   total.flushed);
+	if (c.opt.device_loss_ok)
+		ktap::note("  QP pairs with a lost device %" PRIu64
+			   "; the survivors' completions after the loss: "
+			   "%" PRIu64 " succeeded, %" PRIu64
+			   " IBV_WC_RETRY_EXC_ERR, %" PRIu64 " flushed",
+			   total.lost_pairs, total.after_loss_ok,
+			   total.after_loss_retry, total.after_loss_flushed);
 	ktap::note("  seed %" PRIu64 "; replay: %s", c.opt.seed,
 		   replay.c_str());
 }
@@ -443,9 +556,20 @@ void run_all(config &c, progress_state &ps)
 			   o.max_size, c.w.send_sge, c.w.rd_sge, c.w.max_inline,
 			   c.w.mtu_bytes, o.timeout, o.retry_cnt, o.rnr_retry,
 			   c.rd_atomic, seconds(c.deadline), o.ops, o.bytes);
+	if (o.device_loss_ok)
+		for (const device_with_pd *d : {&a, &b})
+			if (fcntl(d->ctx->async_fd, F_SETFL,
+				  fcntl(d->ctx->async_fd, F_GETFL) |
+					  O_NONBLOCK) != 0) {
+				ktap::fail("%s: async_fd: %s", d->name.c_str(),
+					   std::strerror(errno));
+				++total.fatal;
+				return;
+			}
 	ps.start = clock_type::now();
 	ps.last = ps.start;
-	run(c, pairs, ps);
+	device_with_pd *dev[2] = {&a, &b};
+	run(c, pairs, ps, dev);
 	if (!aborted)
 		final_checks(c, pairs);
 }
@@ -481,8 +605,14 @@ int main(int argc, char **argv)
 			   "completion accounted for, everything completed "
 			   "verified",
 			   total.clean_failures);
+	if (ktap::reasons().empty() && total.lost_pairs != 0)
+		ktap::note("DEVICE LOST: %" PRIu64
+			   " QP pair(s) lost a side, every survivor's "
+			   "completion accounted for, everything completed "
+			   "verified",
+			   total.lost_pairs);
 	const bool passed = ktap::end(name);
 	if (ktap::exit_status() != 0 || !passed)
 		return 1;
-	return total.clean_failures != 0 ? 3 : 0;
+	return total.clean_failures != 0 || total.lost_pairs != 0 ? 3 : 0;
 }

@@ -25,7 +25,8 @@ void usage(const char *argv0)
 		"       [--mix send=W,write=W,write_imm=W,read=W,atomic=W]\n"
 		"       [--mtu 256|512|1024|2048|4096] [--timeout T]\n"
 		"       [--retry-cnt C] [--rnr-retry R] [--expect-fail-ok]\n"
-		"       [--deadline SECONDS] [--progress SECONDS] [--quiet]\n",
+		"       [--device-loss-ok] [--deadline SECONDS]\n"
+		"       [--progress SECONDS] [--quiet]\n",
 		argv0);
 }
 
@@ -142,6 +143,7 @@ enum opt_id : int {
 	o_retry_cnt,
 	o_rnr_retry,
 	o_expect_fail_ok,
+	o_device_loss_ok,
 	o_deadline,
 	o_progress,
 	o_quiet,
@@ -170,6 +172,7 @@ int parse_options(int argc, char **argv, options &o)
 		{"retry-cnt", required_argument, nullptr, o_retry_cnt},
 		{"rnr-retry", required_argument, nullptr, o_rnr_retry},
 		{"expect-fail-ok", no_argument, nullptr, o_expect_fail_ok},
+		{"device-loss-ok", no_argument, nullptr, o_device_loss_ok},
 		{"deadline", required_argument, nullptr, o_deadline},
 		{"progress", required_argument, nullptr, o_progress},
 		{"quiet", no_argument, nullptr, o_quiet},
@@ -241,6 +244,11 @@ int parse_options(int argc, char **argv, options &o)
 			o.rnr_retry = static_cast<unsigned int>(v);
 			break;
 		case o_expect_fail_ok:
+			o.expect_fail_ok = true;
+			break;
+		case o_device_loss_ok:
+			/* The survivors' retries run out: a clean failure. */
+			o.device_loss_ok = true;
 			o.expect_fail_ok = true;
 			break;
 		case o_deadline:

@@ -34,6 +34,7 @@ struct options {
 	unsigned int retry_cnt = 7;
 	unsigned int rnr_retry = 7;
 	bool expect_fail_ok = false;
+	bool device_loss_ok = false; /* implies expect_fail_ok */
 	double deadline = 0;
 	double progress = 5;
 	bool quiet = false;

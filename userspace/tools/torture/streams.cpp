@@ -5,6 +5,7 @@
  * (streams.h).
  */
 #include <algorithm>
+#include <cerrno>
 #include <arpa/inet.h>
 #include <cinttypes>
 #include <cstdio>
@@ -248,6 +249,10 @@ void post_recvs(const config &c, stream &s)
 		wrs[i].next = &wrs[i + 1];
 	ibv_recv_wr *bad = nullptr;
 	const int ret = ibv_post_recv(e.ep.qp.get(), wrs.data(), &bad);
+	if (ret == EIO && c.opt.device_loss_ok) {
+		e.post_failed = true;
+		return;
+	}
 	if (ret != 0)
 		fatal(stream_name(s) + ": post_recv of " +
 		      std::to_string(wrs.size()) +
@@ -340,6 +345,11 @@ void post_sends(const config &c, stream &s)
 		wrs[i].next = &wrs[i + 1];
 	ibv_send_wr *bad = nullptr;
 	const int ret = ibv_post_send(e.ep.qp.get(), wrs.data(), &bad);
+	if (ret == EIO && c.opt.device_loss_ok) {
+		/* The device is going: its IBV_EVENT_DEVICE_FATAL follows. */
+		e.post_failed = true;
+		return;
+	}
 	if (ret != 0) {
 		const std::size_t at =
 			bad != nullptr

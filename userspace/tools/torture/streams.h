@@ -74,6 +74,13 @@ struct side {
 	verbs_util::endpoint ep;
 	/* The send queue reported IBV_WC_RETRY_EXC_ERR (--expect-fail-ok). */
 	bool sq_error = false;
+	/*
+	 * Its device went away (IBV_EVENT_DEVICE_FATAL, --device-loss-ok):
+	 * its queues are no longer polled nor posted to, its QP not touched.
+	 */
+	bool lost = false;
+	/* A post failed with EIO (--device-loss-ok): the loss is coming. */
+	bool post_failed = false;
 };
 
 /* An operation posted and not completed yet. */
@@ -128,6 +135,7 @@ struct pair_state {
 	bool err_moved = false; /* both QPs moved to ERROR by us */
 	bool done = false;
 	bool failed = false; /* a clean failure happened */
+	bool lost = false; /* a side's device went away */
 };
 
 using pair_list = std::vector<std::unique_ptr<pair_state>>;
@@ -144,6 +152,14 @@ struct tally {
 	std::uint64_t fatal = 0;
 	std::uint64_t clean_failures = 0;
 	std::uint64_t flushed = 0;
+	/* --device-loss-ok: QP pairs with a lost side, and their survivors'
+	 * completions after the loss */
+	std::uint64_t lost_pairs = 0;
+	std::uint64_t after_loss_ok = 0;
+	std::uint64_t after_loss_retry = 0;
+	std::uint64_t after_loss_flushed = 0;
+	/* A command on device a (0) or b (1) failed with EIO: it is gone. */
+	bool eio_sides[2] = {};
 };
 
 /* The run's tally, whether it stopped, and its verifier. */
@@ -205,7 +221,15 @@ void check_deadlines(const config &c, pair_state &p,
  * flushes), the receives of messages sent successfully complete, then
  * both QPs go to ERROR and the receives left flush.
  */
-void advance_stop(pair_state &p);
+void advance_stop(const config &c, pair_state &p);
+
+/*
+ * Side x of p lost its device (--device-loss-ok): what was outstanding on
+ * it is dropped (it will never complete), both streams' targets are
+ * unknown from now on, and the pair stops: the survivor's sends complete,
+ * fail with the retry error or flush, its receives flush.
+ */
+void lose_side(pair_state &p, unsigned int x);
 
 } /* namespace torture */
 

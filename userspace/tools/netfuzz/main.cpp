@@ -6,6 +6,7 @@
  *   sroce-netfuzz --dev-a DEV --dev-b DEV --addr-a IP --addr-b IP
  *                 --alt-a IP --alt-b IP --ns-b NETNS --capture IFNAME
  *                 [--packets N] [--seed S] [--stateful PERCENT]
+ *                 [--backlog N]
  *
  * DEV_A's netdev (IFNAME, where the capture runs) is in this network
  * namespace with the address ADDR_A, DEV_B's in NETNS with ADDR_B; ALT_A
@@ -17,7 +18,11 @@
  * 1) made by the generator (mutate.h): PERCENT of them (default 50) to its
  * own QPs with a good ICRC, into their state machines; the rest to any QP,
  * the other processes' included, each such that every correct receiver
- * drops it before it touches a QP, with a predicted fate.
+ * drops it before it touches a QP, with a predicted fate.  With --backlog
+ * the kernel's net.core.netdev_max_backlog is N while the datagrams go
+ * out (and what it was again afterwards): a tiny backlog makes the stack
+ * drop some of them on their way, which the injector must notice
+ * (ENOBUFS) and send again.
  *
  * KTAP cases:
  *   setup        devices, victims, sockets, a corpus of both directions
@@ -31,6 +36,7 @@
  */
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -59,6 +65,7 @@ struct options {
 	unsigned long packets = 100000;
 	unsigned long seed = 1;
 	unsigned stateful = 50;
+	long backlog = -1; // net.core.netdev_max_backlog while injecting
 };
 
 [[noreturn]] void usage()
@@ -67,7 +74,8 @@ struct options {
 		     "usage: sroce-netfuzz --dev-a DEV --dev-b DEV --addr-a IP "
 		     "--addr-b IP --alt-a IP --alt-b IP\n"
 		     "                     --ns-b NETNS --capture IFNAME "
-		     "[--packets N] [--seed S] [--stateful PERCENT]\n");
+		     "[--packets N] [--seed S] [--stateful PERCENT]\n"
+		     "                     [--backlog N]\n");
 	std::exit(2);
 }
 
@@ -96,6 +104,8 @@ options parse(int argc, char **argv)
 			o.packets = std::strtoul(v.c_str(), nullptr, 0);
 		else if (k == "--seed")
 			o.seed = std::strtoul(v.c_str(), nullptr, 0);
+		else if (k == "--backlog")
+			o.backlog = std::strtol(v.c_str(), nullptr, 0);
 		else if (k == "--stateful")
 			o.stateful = static_cast<unsigned>(
 				std::strtoul(v.c_str(), nullptr, 0));
@@ -247,10 +257,65 @@ void count(tally &t, const datagram &g)
 	}
 }
 
+constexpr const char *backlog_sysctl = "/proc/sys/net/core/netdev_max_backlog";
+
+bool read_long(const char *path, long &v)
+{
+	FILE *f = std::fopen(path, "r");
+	bool ok = f != nullptr && std::fscanf(f, "%ld", &v) == 1;
+	if (f != nullptr)
+		std::fclose(f);
+	if (!ok)
+		ktap::fail("read %s: %s", path, std::strerror(errno));
+	return ok;
+}
+
+bool write_long(const char *path, long v)
+{
+	FILE *f = std::fopen(path, "w");
+	bool ok = f != nullptr && std::fprintf(f, "%ld\n", v) > 0;
+	if (f != nullptr && std::fclose(f) != 0)
+		ok = false;
+	if (!ok)
+		ktap::fail("write %ld to %s: %s", v, path,
+			   std::strerror(errno));
+	return ok;
+}
+
+// net.core.netdev_max_backlog set for a while, then what it was.
+class backlog_setting {
+public:
+	explicit backlog_setting(long n)
+	{
+		if (n >= 0 && read_long(backlog_sysctl, old_) &&
+		    write_long(backlog_sysctl, n))
+			set_ = true;
+		ok_ = n < 0 || set_;
+	}
+	backlog_setting(const backlog_setting &) = delete;
+	backlog_setting &operator=(const backlog_setting &) = delete;
+	~backlog_setting() { restore(); }
+	bool ok() const { return ok_; }
+	bool restore()
+	{
+		if (!set_)
+			return true;
+		set_ = false;
+		return write_long(backlog_sysctl, old_);
+	}
+
+private:
+	long old_ = 0;
+	bool set_ = false;
+	bool ok_ = false;
+};
+
 bool inject(run &r)
 {
 	for (int s = 0; s < sides; s++)
 		r.before[s] = read_counters(r.dev[s]);
+	backlog_setting backlog(r.o.backlog);
+	REQUIRE(backlog.ok());
 	auto start = clock_type::now();
 	unsigned long step = std::max(1ul, r.o.packets / 10);
 	for (unsigned long i = 0; i < r.o.packets; i++) {
@@ -269,6 +334,7 @@ bool inject(run &r)
 	}
 	double secs = std::chrono::duration<double>(clock_type::now() - start)
 			      .count();
+	REQUIRE(backlog.restore());
 	// The victims' last requests and their answers settle.
 	auto end = deadline_in(1000);
 	while (clock_type::now() < end) {
@@ -279,9 +345,9 @@ bool inject(run &r)
 	for (int s = 0; s < sides; s++)
 		r.after[s] = read_counters(r.dev[s]);
 	ktap::note("%lu datagrams in %.1f s (%.0f/s), %lld stateful, %lu "
-		   "resent after ENOBUFS",
+		   "resent after ENOBUFS, %lu after an ICMP error",
 		   r.o.packets, secs, static_cast<double>(r.o.packets) / secs,
-		   r.t.stateful, r.inj.retries());
+		   r.t.stateful, r.inj.retries(), r.inj.icmp_errors());
 	for (const auto &[w, n] : r.t.what)
 		ktap::note("  %-14s %lld", w.c_str(), n);
 	for (int s = 0; s < sides; s++)

@@ -44,7 +44,13 @@ int udp_socket(std::uint32_t addr, std::uint16_t port, bool frag)
 	sa.sin_family = AF_INET;
 	sa.sin_addr.s_addr = addr;
 	sa.sin_port = htons(port);
+	// IP_RECVERR: without it a datagram the stack drops on its way out
+	// (the receive backlog behind the veth full) is reported as sent,
+	// and its predicted fate never comes; with it sendto() says ENOBUFS
+	// and send() sends it again.
+	int on = 1;
 	if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) ||
+	    setsockopt(fd, IPPROTO_IP, IP_RECVERR, &on, sizeof(on)) ||
 	    bind(fd, reinterpret_cast<sockaddr *>(&sa), sizeof(sa))) {
 		char s[INET_ADDRSTRLEN];
 		inet_ntop(AF_INET, &sa.sin_addr, s, sizeof(s));
@@ -53,6 +59,32 @@ int udp_socket(std::uint32_t addr, std::uint16_t port, bool frag)
 		return -1;
 	}
 	return fd;
+}
+
+// Empties fd's error queue (ICMP errors IP_RECVERR queues); how many.
+int drain_errors(int fd)
+{
+	char buf[256];
+	int n = 0;
+	for (;;) {
+		iovec iov{buf, sizeof(buf)};
+		msghdr m{};
+		m.msg_iov = &iov;
+		m.msg_iovlen = 1;
+		if (recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			return n;
+		n++;
+	}
+}
+
+// The errors an ICMP message leaves pending on a socket (the stack's
+// icmp_err_convert, and a reassembly timeout's EHOSTUNREACH): with
+// IP_RECVERR the next sendto() returns it, and sends nothing.
+bool pending_icmp_error(int err)
+{
+	return err == ECONNREFUSED || err == EHOSTUNREACH ||
+	       err == ENETUNREACH || err == EPROTO || err == EMSGSIZE ||
+	       err == EACCES;
 }
 
 // Runs fn in the network namespace /run/netns/name, then returns here.
@@ -122,17 +154,27 @@ bool injector::send(const datagram &g)
 	sa.sin_family = AF_INET;
 	sa.sin_addr.s_addr = dst_[g.side];
 	sa.sin_port = htons(4791);
+	// A pending ICMP error fails one sendto() that sent nothing; the same
+	// error twice in a row is this datagram's own.
+	int last = 0;
 	for (;;) {
 		if (sendto(fd, g.bytes.data(), g.bytes.size(), 0,
 			   reinterpret_cast<sockaddr *>(&sa), sizeof(sa)) >= 0)
 			return true;
-		if (errno != ENOBUFS && errno != EAGAIN) {
+		const int err = errno;
+		if (err == ENOBUFS || err == EAGAIN) {
+			retries_++;
+			usleep(1000);
+			continue;
+		}
+		drain_errors(fd);
+		if (!pending_icmp_error(err) || err == last) {
 			ktap::fail("sendto (%s, %zu bytes): %s", g.what,
-				   g.bytes.size(), std::strerror(errno));
+				   g.bytes.size(), std::strerror(err));
 			return false;
 		}
-		retries_++;
-		usleep(1000);
+		icmp_errors_++;
+		last = err;
 	}
 }
 

@@ -38,17 +38,24 @@ public:
 	/* The sockets; false, reported, when one cannot be made. */
 	bool open(const config &c, const std::string &ns_b);
 
-	/* Sends g; false, reported, on an error other than ENOBUFS. */
+	/*
+	 * Sends g, again after ENOBUFS (dropped on its way out) or a
+	 * pending ICMP error; false, reported, on another error.
+	 */
 	bool send(const datagram &g);
 
 	/* Datagrams the kernel refused with ENOBUFS, and sent again. */
 	unsigned long retries() const { return retries_; }
+
+	/* sendto()s that failed with an earlier ICMP error, and were redone. */
+	unsigned long icmp_errors() const { return icmp_errors_; }
 
 private:
 	/* fd_[side][source][frag] */
 	int fd_[sides][2][2] = {{{-1, -1}, {-1, -1}}, {{-1, -1}, {-1, -1}}};
 	std::uint32_t dst_[sides] = {};
 	unsigned long retries_ = 0;
+	unsigned long icmp_errors_ = 0;
 };
 
 class capture {

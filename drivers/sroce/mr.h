@@ -14,6 +14,7 @@
 
 struct scatterlist;
 struct sroce_dev;
+struct ib_umem_odp;
 struct sk_buff;
 
 /**
@@ -34,7 +35,10 @@ struct sk_buff;
  *	before they hold a reference
  * @pd: the owning PD
  * @umem: the pinned user pages, or NULL for the DMA MR (kernel virtual
- *	addresses) and fast-registration regions
+ *	addresses), fast-registration and on-demand paging regions
+ * @odp: an on-demand paging region's pages (odp.c), or NULL
+ * @odp_lock: held for reading across each copy to or from a page of @odp,
+ *	for writing while the MMU notifier takes pages away (odp.c)
  * @pages: @umem's pages in order, for constant-time lookup by offset
  * @npages: entries of @pages
  * @iova: first address of the region as the key's users name it
@@ -68,6 +72,8 @@ struct sroce_mr {
 	struct rcu_head rcu;
 	struct ib_pd *pd;
 	struct ib_umem *umem;
+	struct ib_umem_odp *odp;
+	rwlock_t odp_lock; /* see @odp_lock above */
 	struct page **pages;
 	unsigned long npages;
 	u64 iova;
@@ -100,6 +106,7 @@ enum sroce_mr_copy_dir {
 	SROCE_MR_FROM_BUF,	/* write the region */
 };
 
+int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr);
 struct ib_mr *sroce_mr_get_dma(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);

@@ -6,7 +6,8 @@
 # RDMA WRITE, READ, SEND and atomics over an RC pair on one device (its
 # loopback path), every byte checked; pages given back with
 # madvise(MADV_DONTNEED) and unmapped (error completions, no hang);
-# ibv_advise_mr() prefetch (userspace/tools/sroce-odptest).  rdma-core's
+# ibv_advise_mr() prefetch; an implicit region (the whole address space)
+# (userspace/tools/sroce-odptest).  rdma-core's
 # suite runs its own ODP tests (tests/rdma-core-suite.sh).
 #
 #   init_net                              $NS
@@ -62,6 +63,10 @@ test_prefetch() {
 	odptest prefetch
 }
 
+test_implicit() {
+	odptest implicit
+}
+
 cases() {
 	run_setup "module, link and provider set up" test_setup
 	run_test "query_device advertises ODP for RC, XRC and UD sends" test_caps
@@ -69,5 +74,6 @@ cases() {
 	run_test "pages given back with MADV_DONTNEED are faulted in again" test_dontneed
 	run_test "an unmapped range ends in error completions, no hang" test_munmap
 	run_test "ibv_advise_mr prefetch" test_prefetch
+	run_test "implicit ODP region: the whole address space" test_implicit
 }
 ktap_run cases

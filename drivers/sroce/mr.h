@@ -15,6 +15,7 @@
 struct scatterlist;
 struct sroce_dev;
 struct ib_umem_odp;
+struct sroce_odp_imp;
 struct sk_buff;
 
 /**
@@ -36,7 +37,10 @@ struct sk_buff;
  * @pd: the owning PD
  * @umem: the pinned user pages, or NULL for the DMA MR (kernel virtual
  *	addresses), fast-registration and on-demand paging regions
- * @odp: an on-demand paging region's pages (odp.c), or NULL
+ * @odp: an on-demand paging region's pages (odp.c), or NULL; for an
+ *	implicit region (the whole address space) the root of @odp_imp's
+ * @odp_imp: an implicit region's children, one umem per chunk of the
+ *	address space, created as pages are faulted in (odp.c)
  * @odp_lock: held for reading across each copy to or from a page of @odp,
  *	for writing while the MMU notifier takes pages away (odp.c)
  * @pages: @umem's pages in order, for constant-time lookup by offset
@@ -73,6 +77,7 @@ struct sroce_mr {
 	struct ib_pd *pd;
 	struct ib_umem *umem;
 	struct ib_umem_odp *odp;
+	struct sroce_odp_imp *odp_imp;
 	rwlock_t odp_lock; /* see @odp_lock above */
 	struct page **pages;
 	unsigned long npages;

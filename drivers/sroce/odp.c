@@ -33,16 +33,41 @@
  * A fault that fails (the range is no longer mapped in the process) sets
  * the engine's ODP error flag of the QP: the next -EAGAIN of that engine
  * ends the operation with an error completion instead of waiting again.
+ *
+ * Implicit regions (start 0, length U64_MAX: the whole address space of
+ * the process) hold an implicit root umem and one child umem per
+ * SROCE_ODP_CHILD_SIZE chunk, each with its own MMU interval notifier,
+ * created by the fault that first needs a page of it (process context)
+ * and kept until the region goes.  A copy finds the child in an xarray
+ * (RCU); a chunk without one has no page mapped.
  */
 #include <linux/mmu_notifier.h>
 #include <linux/sched/mm.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 #include <rdma/ib_umem_odp.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "sroce.h"
 #include "odp.h"
+
+/* Bytes of the address space each child of an implicit region covers. */
+#define SROCE_ODP_CHILD_SHIFT	21
+#define SROCE_ODP_CHILD_SIZE	BIT_ULL(SROCE_ODP_CHILD_SHIFT)
+
+/**
+ * struct sroce_odp_imp - the children of an implicit region
+ * @children: child umems by user address >> SROCE_ODP_CHILD_SHIFT
+ * @lock: serializes creating them
+ * @mm: the process's mm, grabbed while the region lives (the root umem
+ *	names it without a notifier that would hold it)
+ */
+struct sroce_odp_imp {
+	struct xarray children;
+	struct mutex lock; /* see @lock above */
+	struct mm_struct *mm;
+};
 
 /* The QP flag each engine sets when its fault failed. */
 static const unsigned int sroce_odp_err_bit[] = {
@@ -74,11 +99,13 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 	end = min(range->end, ib_umem_end(odp));
 	/* NULL while sroce_odp_init() has not finished: nothing copies. */
 	mr = odp->private;
-	if (mr)
+	if (mr) {
 		write_lock_irqsave(&mr->odp_lock, flags);
-	ib_umem_odp_unmap_dma_pages(odp, start, end);
-	if (mr)
+		ib_umem_odp_unmap_dma_pages(odp, start, end);
 		write_unlock_irqrestore(&mr->odp_lock, flags);
+	} else {
+		ib_umem_odp_unmap_dma_pages(odp, start, end);
+	}
 	mutex_unlock(&odp->umem_mutex);
 	return true;
 }
@@ -109,6 +136,58 @@ static int sroce_odp_init(struct sroce_mr *mr, u64 start, u64 length,
 	return 0;
 }
 
+/*
+ * An implicit region: the whole address space of the process, at I/O
+ * virtual address 0 (the user addresses).  Nothing is faulted in.
+ */
+static struct ib_mr *sroce_odp_reg_implicit(struct ib_pd *ibpd, u64 iova,
+					    int access)
+{
+	struct ib_umem_odp *odp;
+	struct sroce_odp_imp *imp;
+	struct sroce_mr *mr;
+	int ret;
+
+	if (iova)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
+	if (!mr || !imp) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	odp = ib_umem_odp_alloc_implicit(ibpd->device, access);
+	if (IS_ERR(odp)) {
+		ret = PTR_ERR(odp);
+		goto err_free;
+	}
+	xa_init(&imp->children);
+	mutex_init(&imp->lock);
+	imp->mm = current->mm;
+	mmgrab(imp->mm);
+	rwlock_init(&mr->odp_lock);
+	mr->odp = odp;
+	mr->odp_imp = imp;
+	mr->pd = ibpd;
+	mr->length = U64_MAX;
+	mr->access = access;
+	mr->ibmr.device = ibpd->device;
+	mr->ibmr.pd = ibpd;
+	mr->ibmr.length = U64_MAX;
+	ret = sroce_mr_add(to_sdev(ibpd->device), mr);
+	if (ret) {
+		sroce_odp_release(mr);
+		kfree(mr);
+		return ERR_PTR(ret);
+	}
+	return &mr->ibmr;
+
+err_free:
+	kfree(imp);
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
 /**
  * sroce_odp_reg_user() - sroce_mr_reg_user() for IB_ACCESS_ON_DEMAND
  * @ibpd: the PD
@@ -118,7 +197,8 @@ static int sroce_odp_init(struct sroce_mr *mr, u64 start, u64 length,
  * @access: IB_ACCESS_* flags (checked by the caller), with
  *	IB_ACCESS_ON_DEMAND
  *
- * Nothing is pinned or faulted in: the pages come as they are used.
+ * Nothing is pinned or faulted in: the pages come as they are used.  A
+ * @start of 0 and a @length of U64_MAX ask for an implicit region.
  *
  * Return: the region, or ERR_PTR(-EINVAL / -ENOMEM / -EOPNOTSUPP), or
  * ib_umem_odp_get()'s error.
@@ -132,6 +212,8 @@ struct ib_mr *sroce_odp_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 
 	if (!IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING))
 		return ERR_PTR(-EOPNOTSUPP);
+	if (!start && length == U64_MAX)
+		return sroce_odp_reg_implicit(ibpd, iova, access);
 	if (!length || length > SROCE_MAX_MR_SIZE ||
 	    check_add_overflow(iova, length, &end) ||
 	    check_add_overflow(start, length, &end))
@@ -168,8 +250,61 @@ err_free_mr:
  */
 void sroce_odp_release(struct sroce_mr *mr)
 {
+	struct sroce_odp_imp *imp = mr->odp_imp;
+	struct ib_umem_odp *child;
+	unsigned long idx;
+
+	if (imp) {
+		xa_for_each(&imp->children, idx, child)
+			ib_umem_odp_release(child);
+		xa_destroy(&imp->children);
+		mmdrop(imp->mm);
+		kfree(imp);
+		mr->odp_imp = NULL;
+	}
 	ib_umem_odp_release(mr->odp);
 	mr->odp = NULL;
+}
+
+/* The umem of @mr that holds user address @uva; NULL for none yet. */
+static struct ib_umem_odp *sroce_odp_umem(struct sroce_mr *mr, u64 uva)
+{
+	if (!mr->odp_imp)
+		return mr->odp;
+	return xa_load(&mr->odp_imp->children, uva >> SROCE_ODP_CHILD_SHIFT);
+}
+
+/*
+ * The child of implicit region @mr for the chunk of @uva, created if it
+ * has none yet.  Process context.
+ */
+static struct ib_umem_odp *sroce_odp_child(struct sroce_mr *mr, u64 uva)
+{
+	struct sroce_odp_imp *imp = mr->odp_imp;
+	unsigned long idx = uva >> SROCE_ODP_CHILD_SHIFT;
+	struct ib_umem_odp *child;
+	int ret;
+
+	mutex_lock(&imp->lock);
+	child = xa_load(&imp->children, idx);
+	if (child)
+		goto out_unlock;
+	child = ib_umem_odp_alloc_child(mr->odp, idx << SROCE_ODP_CHILD_SHIFT,
+					SROCE_ODP_CHILD_SIZE,
+					&sroce_odp_mni_ops);
+	if (IS_ERR(child))
+		goto out_unlock;
+	mutex_lock(&child->umem_mutex);
+	child->private = mr;
+	mutex_unlock(&child->umem_mutex);
+	ret = xa_err(xa_store(&imp->children, idx, child, GFP_KERNEL));
+	if (ret) {
+		ib_umem_odp_release(child);
+		child = ERR_PTR(ret);
+	}
+out_unlock:
+	mutex_unlock(&imp->lock);
+	return child;
 }
 
 /* The user address of @va of @mr. */
@@ -186,13 +321,15 @@ static u64 sroce_odp_uva(const struct sroce_mr *mr, u64 va)
 static u8 *sroce_odp_kaddr(struct ib_umem_odp *odp, u64 uva, bool write,
 			   u64 *room)
 {
-	unsigned int shift = odp->page_shift;
-	u64 mask = BIT_ULL(shift) - 1;
 	u64 need = write ? ODP_WRITE_ALLOWED_BIT : ODP_READ_ALLOWED_BIT;
+	unsigned int shift;
 	dma_addr_t dma;
+	u64 mask;
 
-	if (uva < ib_umem_start(odp) || uva >= ib_umem_end(odp))
+	if (!odp || uva < ib_umem_start(odp) || uva >= ib_umem_end(odp))
 		return NULL;
+	shift = odp->page_shift;
+	mask = BIT_ULL(shift) - 1;
 	dma = READ_ONCE(odp->dma_list[(uva - ib_umem_start(odp)) >> shift]);
 	if (!(dma & need))
 		return NULL;
@@ -215,7 +352,8 @@ static int sroce_odp_walk(struct sroce_mr *mr, u64 va, u64 len, bool write,
 
 	while (len) {
 		read_lock_irqsave(&mr->odp_lock, flags);
-		kaddr = sroce_odp_kaddr(mr->odp, uva, write, &n);
+		kaddr = sroce_odp_kaddr(sroce_odp_umem(mr, uva), uva, write,
+					&n);
 		if (!kaddr) {
 			read_unlock_irqrestore(&mr->odp_lock, flags);
 			return -EAGAIN;
@@ -340,27 +478,50 @@ bool sroce_odp_sges_present(const struct sroce_sge_ref *sge, u32 num_sge,
 	return true;
 }
 
+/* sroce_odp_fault() within one umem. */
+static int sroce_odp_fault_umem(struct ib_umem_odp *odp, u64 uva, u64 len,
+				bool fault)
+{
+	u64 access = ODP_READ_ALLOWED_BIT;
+	int ret;
+
+	if (odp->umem.writable)
+		access |= ODP_WRITE_ALLOWED_BIT;
+	ret = ib_umem_odp_map_dma_and_lock(odp, uva, len, access, fault);
+	if (ret < 0)
+		return ret;
+	mutex_unlock(&odp->umem_mutex);
+	return 0;
+}
+
 /*
  * Fault [@va, @va + @len) of @mr in (@fault; else map only what the
- * process has mapped already), for writing when the region is writable.
- * Process context.  0 or a negative error (-EFAULT: not mapped in the
- * process).
+ * process has mapped already), for writing when the region is writable;
+ * an implicit region chunk by chunk.  Process context.  0 or a negative
+ * error (-EFAULT: not mapped in the process).
  */
 static int sroce_odp_fault(struct sroce_mr *mr, u64 va, u64 len, bool fault)
 {
-	struct ib_umem_odp *odp = mr->odp;
-	u64 access = ODP_READ_ALLOWED_BIT;
+	u64 uva = sroce_odp_uva(mr, va), n;
+	struct ib_umem_odp *child;
 	int ret;
 
 	if (!len)
 		return 0;
-	if (odp->umem.writable)
-		access |= ODP_WRITE_ALLOWED_BIT;
-	ret = ib_umem_odp_map_dma_and_lock(odp, sroce_odp_uva(mr, va), len,
-					   access, fault);
-	if (ret < 0)
-		return ret;
-	mutex_unlock(&odp->umem_mutex);
+	if (!mr->odp_imp)
+		return sroce_odp_fault_umem(mr->odp, uva, len, fault);
+	while (len) {
+		n = SROCE_ODP_CHILD_SIZE - (uva & (SROCE_ODP_CHILD_SIZE - 1));
+		n = min(n, len);
+		child = sroce_odp_child(mr, uva);
+		if (IS_ERR(child))
+			return PTR_ERR(child);
+		ret = sroce_odp_fault_umem(child, uva, n, fault);
+		if (ret)
+			return ret;
+		uva += n;
+		len -= n;
+	}
 	return 0;
 }
 
@@ -534,7 +695,7 @@ int sroce_odp_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice
  * sroce_odp_caps() - what query_device advertises of on-demand paging
  * @attr: the device's attributes
  *
- * Explicit regions on every path the engine copies through ODP-aware:
+ * Explicit and implicit regions on every path the engine copies through ODP-aware:
  * RC and XRC sends, receives (a QP's own and an SRQ's), RDMA WRITE, READ
  * and atomics at both ends; UD sends.  Not UD receives (a datagram that
  * finds pages of its receive buffer missing completes the WQE with
@@ -549,7 +710,7 @@ void sroce_odp_caps(struct ib_device_attr *attr)
 	if (!IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING))
 		return;
 	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
-	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
 	attr->odp_caps.per_transport_caps.rc_odp_caps = rc;
 	attr->odp_caps.per_transport_caps.xrc_odp_caps = rc;
 	attr->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;

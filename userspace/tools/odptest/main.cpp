@@ -27,6 +27,9 @@
  *   prefetch   ibv_advise_mr(): PREFETCH_WRITE (synchronous) and
  *              PREFETCH_NO_FAULT, then traffic; refused for an ordinary
  *              region and for a range no longer mapped
+ *   implicit   an implicit ODP region (address 0, length SIZE_MAX): WRITE,
+ *              READ and SEND through it into never-touched memory, a
+ *              WRITE to an address not mapped fails (IBV_WC_REM_ACCESS_ERR)
  *   all        every check above
  *
  * Waits are multiplied by SROCE_TIMEOUT_SCALE (tests/lib.sh).
@@ -95,6 +98,8 @@ bool setup(odp_pair &s, device &d)
 {
 	qp_opts o;
 
+	if (d.gid_index < 0)
+		REQUIRE(use_gid(d));
 	o.mr_access = acc_lw | acc_rw | acc_rr | acc_ra;
 	o.qp_access = acc_lw | acc_rw | acc_rr | acc_ra;
 	o.max_rd_atomic = 4;
@@ -371,10 +376,42 @@ bool check_prefetch(device &d, const char * /*arg*/)
 	return true;
 }
 
+bool check_implicit(device &d, const char * /*arg*/)
+{
+	odp_pair s;
+	ibv_device_attr_ex ax{};
+
+	REQUIRE(ibv_query_device_ex(d.ctx.get(), nullptr, &ax) == 0);
+	CHECK((ax.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT) != 0);
+	REQUIRE(setup(s, d));
+	/* The implicit region replaces the explicit one: same checks. */
+	s.mr.reset(ibv_reg_mr(s.b.pd, nullptr, SIZE_MAX, odp_access));
+	REQUIRE(s.mr != nullptr);
+	/* The keys' addresses are the process's own. */
+	REQUIRE(write_odp(s, 100, 9000, 1));
+	REQUIRE(read_odp(s, 100, 9000, 1, 2));
+	/* Across a 2 MiB chunk boundary, if the mapping has one. */
+	REQUIRE(write_odp(s, odp_len - 5000, 4000, 3));
+	REQUIRE(read_odp(s, odp_len - 5000, 4000, 3, 4));
+	REQUIRE(send_to_odp(s, 50000, 3000, 5));
+	REQUIRE(send_from_odp(s, 50000, 3000, 6));
+	{
+		ibv_sge sge{s.m.addr(0), 64 * 1024, s.mr->lkey};
+
+		CHECK(ibv_advise_mr(s.b.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+				    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1) == 0);
+	}
+	/* No mapping there: the WRITE fails, nothing hangs. */
+	REQUIRE(munmap(s.m.p + odp_len / 2, odp_len / 2) == 0);
+	s.m.len = odp_len / 2;
+	REQUIRE(write_odp(s, odp_len / 2 + 64, 100, 7, IBV_WC_REM_ACCESS_ERR));
+	return true;
+}
+
 constexpr device_check checks[] = {
 	{"caps", check_caps},	      {"untouched", check_untouched},
 	{"dontneed", check_dontneed}, {"munmap", check_munmap},
-	{"prefetch", check_prefetch},
+	{"prefetch", check_prefetch}, {"implicit", check_implicit},
 };
 
 } /* namespace */

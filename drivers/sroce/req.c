@@ -615,8 +615,8 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
 		if (ret) {
 			/* Its region no longer holds what was checked. */
 			w->state = SROCE_SWQE_ERROR;
-			w->status = ret == -EFAULT ? IB_WC_LOC_PROT_ERR :
-						     IB_WC_LOC_QP_OP_ERR;
+			w->status = ret == -EFAULT || ret == -EAGAIN ?
+				    IB_WC_LOC_PROT_ERR : IB_WC_LOC_QP_OP_ERR;
 			continue;
 		}
 		n++;

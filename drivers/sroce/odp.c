@@ -587,9 +587,13 @@ void sroce_odp_fault_async(struct sroce_qp *qp, enum sroce_odp_engine eng,
 	w = kzalloc(sizeof(*w), GFP_ATOMIC);
 	if (!w)
 		goto err;
+	/* A QP being destroyed: nothing waits for the pages any more. */
+	if (!refcount_inc_not_zero(&qp->slot->ref)) {
+		kfree(w);
+		return;
+	}
 	INIT_WORK(&w->work, sroce_odp_fault_work);
 	kref_get(&mr->ref);
-	refcount_inc(&qp->slot->ref);
 	w->qp = qp;
 	w->eng = eng;
 	w->mr = mr;

@@ -571,6 +571,14 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 					    pkt->info->hdr_len,
 					    pkt->paylen);
 	}
+	if (ret == -EAGAIN && !sroce_odp_failed(qp, SROCE_ODP_COMP)) {
+		/*
+		 * Pages of an on-demand paging region went since the request
+		 * was sent: dropped, faulted in, asked for again (odp.c).
+		 */
+		sroce_odp_fault_sges(qp, SROCE_ODP_COMP, w->sge, w->num_sge);
+		return false;
+	}
 	if (ret) {
 		/* Checked at fetch: cannot happen but for a region gone bad. */
 		sroce_comp_fail(qp, IB_WC_LOC_PROT_ERR, nfy);

@@ -220,6 +220,8 @@ int sroce_dev_query(struct ib_device *ibdev, struct ib_device_attr *attr,
 	/* Atomic among the device's own atomics (mr.c: sroce_mr_atomic()). */
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->local_ca_ack_delay = 15;
+	/* On-demand paging, where it works (odp.c). */
+	sroce_odp_caps(attr);
 	return 0;
 }
 

@@ -17,13 +17,16 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
+#include <rdma/ib_umem_odp.h>
 
 #include "sroce.h"
 
 /*
  * Access flags a registration may carry.  IB_ACCESS_HUGETLB and the
- * optional range (relaxed ordering) are hints without effect here.
- * Zero-based and on-demand regions are not offered.
+ * optional range (relaxed ordering) are hints without effect here, but
+ * for an on-demand paging region (odp.c), which then maps huge pages.
+ * Zero-based regions are not offered; IB_ACCESS_ON_DEMAND only for user
+ * regions (sroce_mr_reg_user()).
  */
 #define SROCE_MR_ACCESS_OK						\
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |		\
@@ -66,6 +69,8 @@ static void sroce_mr_free_work(struct work_struct *work)
 	kfree(mr->fr_pages);
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
+	if (mr->odp)
+		sroce_odp_release(mr);
 	kfree_rcu(mr, rcu);
 	/* Last: the device may be waiting for it (sroce_mr_dev_cleanup()). */
 	if (atomic_dec_and_test(&sdev->mr_count))
@@ -88,10 +93,11 @@ void sroce_mr_put(struct sroce_mr *mr)
 }
 
 /*
- * Common tail of both registrations: count, key, publish.  On failure
- * nothing of this is left; the caller still owns @mr and its umem.
+ * Common tail of every registration (odp.c's too): count, key, publish.
+ * On failure nothing of this is left; the caller still owns @mr and its
+ * umem.
  */
-static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
+int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
 	int ret;
 
@@ -186,7 +192,8 @@ static int sroce_mr_fill_pages(struct sroce_mr *mr)
  * @length: bytes, 1..SROCE_MAX_MR_SIZE
  * @iova: the address the keys' users name @start by (the core checked
  *	that it has the same offset in its page as @start)
- * @access: IB_ACCESS_* flags, see sroce_mr_check_access()
+ * @access: IB_ACCESS_* flags, see sroce_mr_check_access(); with
+ *	IB_ACCESS_ON_DEMAND the pages are not pinned (odp.c)
  * @udata: no driver data either way
  *
  * Return: the region, or ERR_PTR(): -EINVAL for bad flags, a length of 0,
@@ -202,9 +209,11 @@ struct ib_mr *sroce_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 	u64 end;
 	int ret;
 
-	ret = sroce_mr_check_access(access);
+	ret = sroce_mr_check_access(access & ~IB_ACCESS_ON_DEMAND);
 	if (ret)
 		return ERR_PTR(ret);
+	if (access & IB_ACCESS_ON_DEMAND)
+		return sroce_odp_reg_user(ibpd, start, length, iova, access);
 	if (!length || length > SROCE_MAX_MR_SIZE ||
 	    check_add_overflow(iova, length, &end) ||
 	    check_add_overflow(start, length, &end))
@@ -321,7 +330,7 @@ struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 	unsigned long irqflags;
 	u32 num_mw;
 
-	if (!mr->umem)
+	if (!mr->umem && !mr->odp)
 		return ERR_PTR(-EINVAL);
 	spin_lock_irqsave(&sdev->key_lock, irqflags);
 	num_mw = mr->num_mw;
@@ -331,8 +340,17 @@ struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = mr->access;
 	if (!(flags & IB_MR_REREG_TRANS)) {
-		if (sroce_mr_check_access(access))
+		if (sroce_mr_check_access(access & ~IB_ACCESS_ON_DEMAND) ||
+		    (access ^ mr->access) & IB_ACCESS_ON_DEMAND)
 			return ERR_PTR(-EINVAL);
+		if (mr->odp) {
+			if (ib_access_writable(access) &&
+			    !mr->odp->umem.writable)
+				return ERR_PTR(-EINVAL);
+			WRITE_ONCE(mr->pd, pd);
+			WRITE_ONCE(mr->access, access);
+			return NULL;
+		}
 		if (mr->umem->writable || !ib_access_writable(access)) {
 			WRITE_ONCE(mr->pd, pd);
 			WRITE_ONCE(mr->access, access);
@@ -419,6 +437,8 @@ static int sroce_mr_check_copy(struct sroce_mr *mr, u64 va, u64 len,
 			 end > mr->iova + mr->length))
 		return -ERANGE;
 	if (write && mr->umem && !mr->umem->writable)
+		return -EACCES;
+	if (write && mr->odp && !mr->odp->umem.writable)
 		return -EACCES;
 	return 0;
 }
@@ -570,7 +590,9 @@ out_unlock_rcu:
  *
  * Return: 0, -ERANGE if the range is outside the region (a caller bug),
  * -EACCES when writing pages pinned read-only, -EFAULT if the page list is
- * shorter than the region (cannot happen for a pinned region).
+ * shorter than the region (cannot happen for a pinned region); -EAGAIN
+ * when a page of an on-demand paging region is not mapped (odp.c: fault
+ * it in, in process context, and copy again).
  */
 int sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
 		  enum sroce_mr_copy_dir dir)
@@ -582,6 +604,9 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
 	ret = sroce_mr_check_copy(mr, va, len, dir == SROCE_MR_FROM_BUF);
 	if (ret)
 		return ret;
+	if (mr->odp)
+		return sroce_odp_copy(mr, va, buf, len,
+				      dir == SROCE_MR_FROM_BUF);
 	while (len) {
 		kaddr = sroce_mr_map(mr, va, &n);
 		if (!kaddr)
@@ -607,7 +632,7 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
  * @offset: first byte in @skb, from skb->data
  * @len: bytes; @offset + @len within skb->len
  *
- * Return: 0, -ERANGE, -EACCES or -EFAULT as sroce_mr_copy().
+ * Return: 0, -ERANGE, -EACCES, -EFAULT or -EAGAIN as sroce_mr_copy().
  */
 int sroce_mr_copy_from_skb(struct sroce_mr *mr, u64 va,
 			   const struct sk_buff *skb, int offset, u32 len)
@@ -619,6 +644,8 @@ int sroce_mr_copy_from_skb(struct sroce_mr *mr, u64 va,
 	ret = sroce_mr_check_copy(mr, va, len, true);
 	if (ret)
 		return ret;
+	if (mr->odp)
+		return sroce_odp_copy_from_skb(mr, va, skb, offset, len);
 	while (len) {
 		kaddr = sroce_mr_map(mr, va, &n);
 		if (!kaddr)

@@ -14,6 +14,8 @@
 
 struct scatterlist;
 struct sroce_dev;
+struct ib_umem_odp;
+struct sroce_odp_imp;
 struct sk_buff;
 
 /**
@@ -34,7 +36,13 @@ struct sk_buff;
  *	before they hold a reference
  * @pd: the owning PD
  * @umem: the pinned user pages, or NULL for the DMA MR (kernel virtual
- *	addresses) and fast-registration regions
+ *	addresses), fast-registration and on-demand paging regions
+ * @odp: an on-demand paging region's pages (odp.c), or NULL; for an
+ *	implicit region (the whole address space) the root of @odp_imp's
+ * @odp_imp: an implicit region's children, one umem per chunk of the
+ *	address space, created as pages are faulted in (odp.c)
+ * @odp_lock: held for reading across each copy to or from a page of @odp,
+ *	for writing while the MMU notifier takes pages away (odp.c)
  * @pages: @umem's pages in order, for constant-time lookup by offset
  * @npages: entries of @pages
  * @iova: first address of the region as the key's users name it
@@ -68,6 +76,9 @@ struct sroce_mr {
 	struct rcu_head rcu;
 	struct ib_pd *pd;
 	struct ib_umem *umem;
+	struct ib_umem_odp *odp;
+	struct sroce_odp_imp *odp_imp;
+	rwlock_t odp_lock; /* see @odp_lock above */
 	struct page **pages;
 	unsigned long npages;
 	u64 iova;
@@ -100,6 +111,7 @@ enum sroce_mr_copy_dir {
 	SROCE_MR_FROM_BUF,	/* write the region */
 };
 
+int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr);
 struct ib_mr *sroce_mr_get_dma(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);

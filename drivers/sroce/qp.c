@@ -402,11 +402,13 @@ static int sroce_qp_check_modify(struct sroce_qp *qp,
 		return -EINVAL;
 	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT)
 		return -EINVAL;
+	/* IB_ACCESS_ON_DEMAND: accepted and ignored, as by hardware. */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE |
 				       IB_ACCESS_REMOTE_READ |
 				       IB_ACCESS_REMOTE_ATOMIC |
-				       IB_ACCESS_LOCAL_WRITE)))
+				       IB_ACCESS_LOCAL_WRITE |
+				       IB_ACCESS_ON_DEMAND)))
 		return -EINVAL;
 	if (mask & IB_QP_AV) {
 		struct sroce_av av;

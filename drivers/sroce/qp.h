@@ -223,6 +223,9 @@ enum sroce_qp_flag {
 	SROCE_QPF_REQ_AGAIN,	/* it must look at the queue once more */
 	SROCE_QPF_RESP_RUNNING,	/* one context sends the responder's packets */
 	SROCE_QPF_RESP_AGAIN,
+	SROCE_QPF_ODP_REQ_ERR,	/* a page fault of the requester failed */
+	SROCE_QPF_ODP_RESP_ERR,	/* one of the responder failed */
+	SROCE_QPF_ODP_COMP_ERR,	/* one of the completer failed (odp.c) */
 };
 
 /**
@@ -289,7 +292,10 @@ struct sroce_comp {
  * @wr_off: bytes of it written so far
  * @epsn: the expected PSN
  * @msn: the message sequence number
- * @nak_sent: a sequence NAK for @epsn was sent (one per gap)
+ * @nak_sent: a sequence NAK for @epsn was sent (one per gap), or an RNR
+ *	NAK for an ODP fault (no sequence NAK till @epsn comes again)
+ * @odp_held: the SEND at @epsn found pages of its receive WQE missing
+ *	(odp.c) with its first packet: the WQE in use waits for it again
  * @res: the responder resources, a ring by free-running index (NULL
  *	while max_dest_rd_atomic was never set above 0)
  * @res_size: its entries, sroce_res_ring_size() of max_dest_rd_atomic
@@ -315,6 +321,7 @@ struct sroce_resp {
 	u32 epsn;
 	u32 msn;
 	bool nak_sent;
+	bool odp_held;
 	struct sroce_res *res;
 	u32 res_size;
 	u32 res_head;

@@ -159,6 +159,12 @@ void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		sroce_resp_refused(qp, err, pkt, nfy);
 		return;
 	}
+	/* Accepted only with its pages there (on-demand paging: odp.c). */
+	if (!sroce_odp_present(mr, h.reth.va, h.reth.len, false)) {
+		sroce_resp_odp_defer(qp, mr, h.reth.va, h.reth.len, pkt, nfy);
+		sroce_mr_put(mr);
+		return;
+	}
 	qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
 	r = sroce_resp_res_new(qp, SROCE_RES_READ, pkt->bth.psn, qp->resp.msn);
 	r->last_psn = sroce_psn_add(pkt->bth.psn, npkts - 1);
@@ -205,6 +211,13 @@ void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 				      h.atmeth.swap_add, h.atmeth.compare,
 				      &orig);
 	sroce_mr_remote_end(mr);
+	if (!err && ret == -EAGAIN) {
+		/* Its page is not there (on-demand paging: odp.c). */
+		sroce_resp_odp_defer(qp, mr, h.atmeth.va, sizeof(u64), pkt,
+				     nfy);
+		sroce_mr_put(mr);
+		return;
+	}
 	sroce_mr_put(mr);
 	if (err) {
 		sroce_resp_refused(qp, err, pkt, nfy);

@@ -286,9 +286,14 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	struct sk_buff *skb;
 	u32 hdr_len, npsn;
 	u8 *hdr;
+	int ret;
 
 	if (sroce_req_seg(qp, w, &seg, &npsn))
 		return -EINVAL;
+	/* A READ or atomic asks only once its buffer is there (odp.c). */
+	if (sroce_req_is_rd(w->opcode) &&
+	    !sroce_odp_sges_present(w->sge, w->num_sge, true))
+		return -EAGAIN;
 	if (!qp->req.cur_off) {
 		w->first_psn = qp->req.psn_next;
 		w->last_psn = sroce_qp_is_ud(qp) ? qp->req.psn_next :
@@ -302,10 +307,11 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	skb = sroce_net_alloc_skb(qp, hdr_len, seg.paylen, &hdr);
 	if (!skb)
 		return -ENOMEM;
-	if (sroce_req_copy_payload(w, qp->req.cur_off, hdr + hdr_len,
-				   seg.paylen)) {
+	ret = sroce_req_copy_payload(w, qp->req.cur_off, hdr + hdr_len,
+				     seg.paylen);
+	if (ret) {
 		kfree_skb(skb);
-		return -EFAULT;
+		return ret == -EAGAIN ? -EAGAIN : -EFAULT;
 	}
 
 	h.bth.opcode = seg.opcode;
@@ -594,11 +600,23 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
 			stop = SROCE_REQ_NOMEM;
 			break;
 		}
+		/*
+		 * Pages of its buffers missing (on-demand paging): it waits
+		 * for the fault work, which kicks the requester (odp.c); at
+		 * once when they came in the meantime.
+		 */
+		if (ret == -EAGAIN && !sroce_odp_failed(qp, SROCE_ODP_REQ)) {
+			if (!sroce_odp_fault_sges(qp, SROCE_ODP_REQ, w->sge,
+						  w->num_sge))
+				continue;
+			stop = SROCE_REQ_DONE;
+			break;
+		}
 		if (ret) {
 			/* Its region no longer holds what was checked. */
 			w->state = SROCE_SWQE_ERROR;
-			w->status = ret == -EFAULT ? IB_WC_LOC_PROT_ERR :
-						     IB_WC_LOC_QP_OP_ERR;
+			w->status = ret == -EFAULT || ret == -EAGAIN ?
+				    IB_WC_LOC_PROT_ERR : IB_WC_LOC_QP_OP_ERR;
 			continue;
 		}
 		n++;

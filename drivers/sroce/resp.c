@@ -67,6 +67,44 @@ static void sroce_resp_rnr_nak(struct sroce_qp *qp, u32 psn)
 	sroce_resp_set_ack(qp, sroce_aeth_syn_rnr(qp->attr.min_rnr_timer), psn);
 }
 
+/*
+ * A page of an on-demand paging region is missing for the request at
+ * @psn: RNR NAK it, and drop the packets after it quietly (no sequence
+ * NAK) until it comes again, after the RNR timer, when the fault work has
+ * brought the pages in (odp.c).
+ */
+static void sroce_resp_odp_nak(struct sroce_qp *qp, u32 psn)
+{
+	sroce_resp_rnr_nak(qp, psn);
+	qp->resp.nak_sent = true;
+}
+
+/**
+ * sroce_resp_odp_defer() - a remote access found pages of an on-demand
+ *	paging region missing
+ * @qp: the QP, lock held
+ * @mr: the region
+ * @va: first address the request still needs
+ * @len: bytes from there
+ * @pkt: the request
+ * @nfy: collects CQs to signal
+ *
+ * Faults them in and asks for the request again (RNR NAK); refuses it
+ * with a remote access error when the last fault failed (the range is
+ * not mapped in the process).
+ */
+void sroce_resp_odp_defer(struct sroce_qp *qp, struct sroce_mr *mr, u64 va,
+			  u64 len, const struct sroce_pkt *pkt,
+			  struct sroce_nfy *nfy)
+{
+	if (sroce_odp_failed(qp, SROCE_ODP_RESP)) {
+		sroce_resp_refused(qp, -EFAULT, pkt, nfy);
+		return;
+	}
+	sroce_odp_fault_async(qp, SROCE_ODP_RESP, mr, va, len);
+	sroce_resp_odp_nak(qp, pkt->bth.psn);
+}
+
 /* Complete the receive WQE in use with @status, or with its data. */
 static void sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 				enum ib_wc_opcode opcode, u32 byte_len,
@@ -342,9 +380,14 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	enum ib_wc_status status = IB_WC_SUCCESS;
 	u32 flags = pkt->info->flags;
 	struct sroce_hdrs h;
+	int ret;
 
 	lockdep_assert_held(&qp->lock);
-	if (flags & SROCE_OPF_FIRST) {
+	if ((flags & SROCE_OPF_FIRST) && qp->resp.odp_held) {
+		/* Sent again after an ODP fault: the WQE was kept for it. */
+		qp->resp.odp_held = false;
+		qp->resp.recv_off = 0;
+	} else if (flags & SROCE_OPF_FIRST) {
 		bool taken = sroce_resp_take_wqe(qp, &status, nfy);
 
 		if (!taken && !sroce_qp_is_rc(qp)) {
@@ -366,10 +409,20 @@ static void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 		status = IB_WC_LOC_LEN_ERR;
 		goto err_local;
 	}
-	if (sroce_sge_scatter_skb(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
-				  qp->resp.recv_off, skb,
-				  SROCE_UDP_HLEN + pkt->info->hdr_len,
-				  pkt->paylen)) {
+	ret = sroce_sge_scatter_skb(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
+				    qp->resp.recv_off, skb,
+				    SROCE_UDP_HLEN + pkt->info->hdr_len,
+				    pkt->paylen);
+	if (ret == -EAGAIN && sroce_qp_is_rc(qp) &&
+	    !sroce_odp_failed(qp, SROCE_ODP_RESP)) {
+		/* Pages of the receive buffer missing (odp.c). */
+		sroce_odp_fault_sges(qp, SROCE_ODP_RESP, qp->resp.rwqe.sge,
+				     qp->resp.rwqe.num_sge);
+		qp->resp.odp_held = flags & SROCE_OPF_FIRST;
+		sroce_resp_odp_nak(qp, pkt->bth.psn);
+		return;
+	}
+	if (ret) {
 		status = IB_WC_LOC_PROT_ERR;
 		goto err_local;
 	}
@@ -440,21 +493,6 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	    !!(flags & SROCE_OPF_LAST) !=
 	    (qp->resp.wr_off + pkt->paylen == qp->resp.wr_len))
 		goto err_invalid;
-	if (flags & SROCE_OPF_IMM) {
-		enum ib_wc_status status;
-
-		if (!sroce_resp_take_wqe(qp, &status, nfy)) {
-			if (flags & SROCE_OPF_FIRST)
-				sroce_resp_end_write(qp);
-			sroce_resp_rnr_nak(qp, pkt->bth.psn);
-			return;
-		}
-		if (status) {
-			sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, status, pkt,
-					nfy);
-			return;
-		}
-	}
 	if (pkt->paylen) {
 		u64 va = qp->resp.wr_va + qp->resp.wr_off;
 		int copied = 0;
@@ -475,9 +513,37 @@ static void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 			sroce_resp_refused(qp, ret, pkt, nfy);
 			return;
 		}
+		if (copied == -EAGAIN && sroce_qp_is_rc(qp)) {
+			/* Pages missing (odp.c): this packet on, again. */
+			sroce_resp_odp_defer(qp, qp->resp.wr_mr, va,
+					     qp->resp.wr_len - qp->resp.wr_off,
+					     pkt, nfy);
+			if (flags & SROCE_OPF_FIRST)
+				sroce_resp_end_write(qp);
+			return;
+		}
 		if (copied) {
 			sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP,
 					IB_WC_REM_OP_ERR, pkt, nfy);
+			return;
+		}
+	}
+	/*
+	 * After the data: with no WQE the WRITE comes again (its bytes are
+	 * written again), and the data may need pages faulted in first.
+	 */
+	if (flags & SROCE_OPF_IMM) {
+		enum ib_wc_status status;
+
+		if (!sroce_resp_take_wqe(qp, &status, nfy)) {
+			if (flags & SROCE_OPF_FIRST)
+				sroce_resp_end_write(qp);
+			sroce_resp_rnr_nak(qp, pkt->bth.psn);
+			return;
+		}
+		if (status) {
+			sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, status, pkt,
+					nfy);
 			return;
 		}
 	}
@@ -505,6 +571,9 @@ static bool sroce_resp_out_of_place(const struct sroce_qp *qp, u32 flags)
 {
 	bool in_msg = qp->resp.in_msg, in_write = qp->resp.in_write;
 
+	/* A SEND sent again after an ODP fault: its WQE waits (odp_held). */
+	if ((flags & SROCE_OPF_FIRST) && qp->resp.odp_held)
+		return !(flags & SROCE_OPF_SEND) || in_write;
 	if (flags & SROCE_OPF_FIRST)
 		return in_msg || in_write;
 	return !((flags & SROCE_OPF_SEND) ? in_msg : in_write);
@@ -646,5 +715,6 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	qp->resp.ack.send = false;
 	qp->resp.msn = 0;
 	qp->resp.nak_sent = false;
+	qp->resp.odp_held = false;
 	qp->resp.rq_cons = 0;
 }

@@ -22,6 +22,9 @@ struct sroce_qp;
 
 /* resp.c */
 void sroce_resp_set_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
+void sroce_resp_odp_defer(struct sroce_qp *qp, struct sroce_mr *mr, u64 va,
+			  u64 len, const struct sroce_pkt *pkt,
+			  struct sroce_nfy *nfy);
 void sroce_resp_fail(struct sroce_qp *qp, enum sroce_nak_code code,
 		     enum ib_wc_status status, const struct sroce_pkt *pkt,
 		     struct sroce_nfy *nfy);

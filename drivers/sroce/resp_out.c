@@ -44,7 +44,8 @@ static void sroce_resp_read_revoked(struct sroce_qp *qp, struct sroce_res *r,
 
 /*
  * Next READ response packet of @r, or its atomic reply; NULL without
- * memory, ERR_PTR(-EACCES) when the READ's key no longer reaches its
+ * memory or while pages of an on-demand paging region are faulted in (the
+ * fault kicks the output again), ERR_PTR(-EACCES) when the READ's key no longer reaches its
  * region (the NAK is the next packet then).
  */
 static struct sk_buff *sroce_resp_build_res(struct sroce_qp *qp,
@@ -83,6 +84,13 @@ static struct sk_buff *sroce_resp_build_res(struct sroce_qp *qp,
 			ret = sroce_mr_copy(r->mr, r->va + off, hdr + hdr_len,
 					    seg.paylen, SROCE_MR_TO_BUF);
 		sroce_mr_remote_end(r->mr);
+		if (ret == -EAGAIN && !sroce_odp_failed(qp, SROCE_ODP_RESP)) {
+			/* Pages gone since the READ was accepted (odp.c). */
+			kfree_skb(skb);
+			sroce_odp_fault_async(qp, SROCE_ODP_RESP_OUT, r->mr,
+					      r->va + off, r->len - off);
+			return NULL;
+		}
 		if (ret) {
 			kfree_skb(skb);
 			sroce_resp_read_revoked(qp, r, nfy);

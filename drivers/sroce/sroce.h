@@ -210,6 +210,7 @@ int sroce_xrcd_dealloc(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 #include "key.h"
 #include "mr.h"
 #include "mw.h"
+#include "odp.h"
 #include "qp.h"
 #include "srq.h"
 

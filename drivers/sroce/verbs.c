@@ -61,6 +61,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	/* mr.c; MRs are allocated by the driver */
 	.get_dma_mr = sroce_mr_get_dma,
 	.reg_user_mr = sroce_mr_reg_user,
+	.advise_mr = sroce_odp_advise_mr,
 	.rereg_user_mr = sroce_mr_rereg_user,
 	.alloc_mr = sroce_mr_alloc,
 	.map_mr_sg = sroce_mr_map_sg,

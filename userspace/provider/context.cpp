@@ -103,6 +103,7 @@ constexpr verbs_context_ops make_context_ops()
 	ops.reg_mr = reg_mr;
 	ops.rereg_mr = rereg_mr;
 	ops.dereg_mr = dereg_mr;
+	ops.advise_mr = advise_mr;
 	ops.import_mr = import_mr;
 	ops.unimport_mr = unimport_mr;
 	/* mw.cpp */

@@ -98,6 +98,12 @@ int dereg_mr(verbs_mr *vmr) noexcept
 	return 0;
 }
 
+int advise_mr(ibv_pd *pd, ibv_advise_mr_advice advice, std::uint32_t flags,
+	      ibv_sge *sg_list, std::uint32_t num_sge) noexcept
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
+}
+
 ibv_mr *import_mr(ibv_pd *pd, std::uint32_t handle) noexcept
 {
 	auto *vmr = static_cast<verbs_mr *>(std::calloc(1, sizeof(verbs_mr)));

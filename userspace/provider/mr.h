@@ -14,6 +14,12 @@ namespace sroce {
 ibv_mr *reg_mr(ibv_pd *pd, void *addr, std::size_t length, std::uint64_t hca_va,
 	       int access) noexcept;
 int dereg_mr(verbs_mr *vmr) noexcept;
+/*
+ * ibv_advise_mr(): the kernel prefetches the pages of on-demand paging
+ * regions (IBV_ADVISE_MR_ADVICE_PREFETCH*, done on return either way).
+ */
+int advise_mr(ibv_pd *pd, ibv_advise_mr_advice advice, std::uint32_t flags,
+	      ibv_sge *sg_list, std::uint32_t num_sge) noexcept;
 int rereg_mr(verbs_mr *vmr, int flags, ibv_pd *pd, void *addr,
 	     std::size_t length, int access) noexcept;
 

@@ -349,6 +349,10 @@ int ibv_cmd_reg_mr(ibv_pd *pd, void *addr, std::size_t length,
 		   ib_uverbs_cmd_hdr *cmd, std::size_t cmd_size,
 		   ib_uverbs_reg_mr_resp *resp, std::size_t resp_size);
 int ibv_cmd_dereg_mr(verbs_mr *vmr);
+/* ADVISE_MR (ioctl): the advice, flags and SGEs as given. */
+int ibv_cmd_advise_mr(ibv_pd *pd, ibv_advise_mr_advice advice,
+		      std::uint32_t flags, ibv_sge *sg_list,
+		      std::uint32_t num_sge);
 /*
  * QUERY_MR (ioctl) of mr_handle: on success vmr->mr has the kernel's lkey,
  * rkey and length, handle, context and pd set, addr NULL, and mr_type
@@ -497,6 +501,7 @@ SROCE_IBVERBS_PRIVATE(ibv_cmd_alloc_pd);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_dealloc_pd);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_reg_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_dereg_mr);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_advise_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_query_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_rereg_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_alloc_mw);

@@ -1,0 +1,721 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * odp.c - on-demand paging: regions registered with IB_ACCESS_ON_DEMAND,
+ * whose pages are not pinned but faulted in when the engine needs them,
+ * and given up when the process's mm unmaps or moves them.
+ *
+ * Pages.  The core's ib_umem_odp keeps, per page of the region, the
+ * address the device uses (dma_list[]: with no DMA device the kernel
+ * virtual address, ib_dma_map_page()) and the rights it was mapped with
+ * (ODP_READ/WRITE_ALLOWED_BIT).  It is filled by
+ * ib_umem_odp_map_dma_and_lock() in process context (hmm_range_fault()
+ * under the mm's lock, then the notifier sequence checked under
+ * umem_mutex) and emptied by the MMU interval notifier's invalidate
+ * (sroce_odp_invalidate()).
+ *
+ * Copies.  The engine runs in softirq: it never faults.  Each page it
+ * copies to or from is looked up and copied under @mr->odp_lock held for
+ * reading; invalidation takes it for writing around
+ * ib_umem_odp_unmap_dma_pages(), so once the invalidate returns no copy
+ * touches the pages it took away.  A page that is not mapped (or mapped
+ * read-only for a write) makes the copy fail with -EAGAIN, and the
+ * caller defers: sroce_odp_fault_async() queues a work item that faults
+ * the range in (process context), then acts for the engine that asked:
+ *  - the responder answers the request with an RNR NAK and does nothing
+ *    more for it: the requester sends it again after the RNR timer, and by
+ *    then the pages are in (ordering is the requester's go-back: the
+ *    responder's expected PSN does not move, later packets are dropped
+ *    without a sequence NAK);
+ *  - the requester stops before the packet; the work kicks it again;
+ *  - the responder's output (READ responses) stops; the work kicks it;
+ *  - the completer drops the READ response or atomic reply; the requester
+ *    asks again (the gap or the ACK timer).
+ * A fault that fails (the range is no longer mapped in the process) sets
+ * the engine's ODP error flag of the QP: the next -EAGAIN of that engine
+ * ends the operation with an error completion instead of waiting again.
+ *
+ * Implicit regions (start 0, length U64_MAX: the whole address space of
+ * the process) hold an implicit root umem and one child umem per
+ * SROCE_ODP_CHILD_SIZE chunk, each with its own MMU interval notifier,
+ * created by the fault that first needs a page of it (process context)
+ * and kept until the region goes.  A copy finds the child in an xarray
+ * (RCU); a chunk without one has no page mapped.
+ */
+#include <linux/mmu_notifier.h>
+#include <linux/sched/mm.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <rdma/ib_umem_odp.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce.h"
+#include "odp.h"
+
+/* Bytes of the address space each child of an implicit region covers. */
+#define SROCE_ODP_CHILD_SHIFT	21
+#define SROCE_ODP_CHILD_SIZE	BIT_ULL(SROCE_ODP_CHILD_SHIFT)
+
+/**
+ * struct sroce_odp_imp - the children of an implicit region
+ * @children: child umems by user address >> SROCE_ODP_CHILD_SHIFT
+ * @lock: serializes creating them
+ * @mm: the process's mm, grabbed while the region lives (the root umem
+ *	names it without a notifier that would hold it)
+ */
+struct sroce_odp_imp {
+	struct xarray children;
+	struct mutex lock; /* see @lock above */
+	struct mm_struct *mm;
+};
+
+/* The QP flag each engine sets when its fault failed. */
+static const unsigned int sroce_odp_err_bit[] = {
+	[SROCE_ODP_REQ] = SROCE_QPF_ODP_REQ_ERR,
+	[SROCE_ODP_RESP] = SROCE_QPF_ODP_RESP_ERR,
+	[SROCE_ODP_RESP_OUT] = SROCE_QPF_ODP_RESP_ERR,
+	[SROCE_ODP_COMP] = SROCE_QPF_ODP_COMP_ERR,
+};
+
+/*
+ * The MMU interval notifier: the process unmaps, moves or protects pages
+ * of the region.  Runs in process context (a non-blocking range is
+ * refused: the core then tries again blocking).
+ */
+static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
+				 const struct mmu_notifier_range *range,
+				 unsigned long cur_seq)
+{
+	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
+					       notifier);
+	struct sroce_mr *mr;
+	unsigned long start, end, flags;
+
+	if (!mmu_notifier_range_blockable(range))
+		return false;
+	mutex_lock(&odp->umem_mutex);
+	mmu_interval_set_seq(mni, cur_seq);
+	start = max(range->start, ib_umem_start(odp));
+	end = min(range->end, ib_umem_end(odp));
+	/* NULL while sroce_odp_init() has not finished: nothing copies. */
+	mr = odp->private;
+	if (mr) {
+		write_lock_irqsave(&mr->odp_lock, flags);
+		ib_umem_odp_unmap_dma_pages(odp, start, end);
+		write_unlock_irqrestore(&mr->odp_lock, flags);
+	} else {
+		ib_umem_odp_unmap_dma_pages(odp, start, end);
+	}
+	mutex_unlock(&odp->umem_mutex);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops sroce_odp_mni_ops = {
+	.invalidate = sroce_odp_invalidate,
+};
+
+/*
+ * Make @mr an on-demand paging region: nothing is faulted in or pinned.
+ * Process context of the registering process (the region follows its
+ * mm).  0, or ib_umem_odp_get()'s error.
+ */
+static int sroce_odp_init(struct sroce_mr *mr, u64 start, u64 length,
+			  int access)
+{
+	struct ib_umem_odp *odp;
+
+	rwlock_init(&mr->odp_lock);
+	odp = ib_umem_odp_get(mr->ibmr.device, start, length, access,
+			      &sroce_odp_mni_ops);
+	if (IS_ERR(odp))
+		return PTR_ERR(odp);
+	mutex_lock(&odp->umem_mutex);
+	odp->private = mr;
+	mutex_unlock(&odp->umem_mutex);
+	mr->odp = odp;
+	return 0;
+}
+
+/*
+ * An implicit region: the whole address space of the process, at I/O
+ * virtual address 0 (the user addresses).  Nothing is faulted in.
+ */
+static struct ib_mr *sroce_odp_reg_implicit(struct ib_pd *ibpd, u64 iova,
+					    int access)
+{
+	struct ib_umem_odp *odp;
+	struct sroce_odp_imp *imp;
+	struct sroce_mr *mr;
+	int ret;
+
+	if (iova)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
+	if (!mr || !imp) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	odp = ib_umem_odp_alloc_implicit(ibpd->device, access);
+	if (IS_ERR(odp)) {
+		ret = PTR_ERR(odp);
+		goto err_free;
+	}
+	xa_init(&imp->children);
+	mutex_init(&imp->lock);
+	imp->mm = current->mm;
+	mmgrab(imp->mm);
+	rwlock_init(&mr->odp_lock);
+	mr->odp = odp;
+	mr->odp_imp = imp;
+	mr->pd = ibpd;
+	mr->length = U64_MAX;
+	mr->access = access;
+	mr->ibmr.device = ibpd->device;
+	mr->ibmr.pd = ibpd;
+	mr->ibmr.length = U64_MAX;
+	ret = sroce_mr_add(to_sdev(ibpd->device), mr);
+	if (ret) {
+		sroce_odp_release(mr);
+		kfree(mr);
+		return ERR_PTR(ret);
+	}
+	return &mr->ibmr;
+
+err_free:
+	kfree(imp);
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+/**
+ * sroce_odp_reg_user() - sroce_mr_reg_user() for IB_ACCESS_ON_DEMAND
+ * @ibpd: the PD
+ * @start: user address of the first byte
+ * @length: bytes, 1..SROCE_MAX_MR_SIZE
+ * @iova: the address the keys' users name @start by
+ * @access: IB_ACCESS_* flags (checked by the caller), with
+ *	IB_ACCESS_ON_DEMAND
+ *
+ * Nothing is pinned or faulted in: the pages come as they are used.  A
+ * @start of 0 and a @length of U64_MAX ask for an implicit region.
+ *
+ * Return: the region, or ERR_PTR(-EINVAL / -ENOMEM / -EOPNOTSUPP), or
+ * ib_umem_odp_get()'s error.
+ */
+struct ib_mr *sroce_odp_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
+				 u64 iova, int access)
+{
+	struct sroce_mr *mr;
+	u64 end;
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!start && length == U64_MAX)
+		return sroce_odp_reg_implicit(ibpd, iova, access);
+	if (!length || length > SROCE_MAX_MR_SIZE ||
+	    check_add_overflow(iova, length, &end) ||
+	    check_add_overflow(start, length, &end))
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->pd = ibpd;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	mr->ibmr.device = ibpd->device;
+	mr->ibmr.pd = ibpd;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	ret = sroce_odp_init(mr, start, length, access);
+	if (ret)
+		goto err_free_mr;
+	ret = sroce_mr_add(to_sdev(ibpd->device), mr);
+	if (ret)
+		goto err_release;
+	return &mr->ibmr;
+
+err_release:
+	sroce_odp_release(mr);
+err_free_mr:
+	kfree(mr);
+	return ERR_PTR(ret);
+}
+
+/**
+ * sroce_odp_release() - give up the pages and the notifier of a region
+ * @mr: an on-demand paging region nothing copies through any more
+ */
+void sroce_odp_release(struct sroce_mr *mr)
+{
+	struct sroce_odp_imp *imp = mr->odp_imp;
+	struct ib_umem_odp *child;
+	unsigned long idx;
+
+	if (imp) {
+		xa_for_each(&imp->children, idx, child)
+			ib_umem_odp_release(child);
+		xa_destroy(&imp->children);
+		mmdrop(imp->mm);
+		kfree(imp);
+		mr->odp_imp = NULL;
+	}
+	ib_umem_odp_release(mr->odp);
+	mr->odp = NULL;
+}
+
+/* The umem of @mr that holds user address @uva; NULL for none yet. */
+static struct ib_umem_odp *sroce_odp_umem(struct sroce_mr *mr, u64 uva)
+{
+	if (!mr->odp_imp)
+		return mr->odp;
+	return xa_load(&mr->odp_imp->children, uva >> SROCE_ODP_CHILD_SHIFT);
+}
+
+/*
+ * The child of implicit region @mr for the chunk of @uva, created if it
+ * has none yet.  Process context.
+ */
+static struct ib_umem_odp *sroce_odp_child(struct sroce_mr *mr, u64 uva)
+{
+	struct sroce_odp_imp *imp = mr->odp_imp;
+	unsigned long idx = uva >> SROCE_ODP_CHILD_SHIFT;
+	struct ib_umem_odp *child;
+	int ret;
+
+	mutex_lock(&imp->lock);
+	child = xa_load(&imp->children, idx);
+	if (child)
+		goto out_unlock;
+	child = ib_umem_odp_alloc_child(mr->odp, idx << SROCE_ODP_CHILD_SHIFT,
+					SROCE_ODP_CHILD_SIZE,
+					&sroce_odp_mni_ops);
+	if (IS_ERR(child))
+		goto out_unlock;
+	mutex_lock(&child->umem_mutex);
+	child->private = mr;
+	mutex_unlock(&child->umem_mutex);
+	ret = xa_err(xa_store(&imp->children, idx, child, GFP_KERNEL));
+	if (ret) {
+		ib_umem_odp_release(child);
+		child = ERR_PTR(ret);
+	}
+out_unlock:
+	mutex_unlock(&imp->lock);
+	return child;
+}
+
+/* The user address of @va of @mr. */
+static u64 sroce_odp_uva(const struct sroce_mr *mr, u64 va)
+{
+	return va - mr->iova + mr->odp->umem.address;
+}
+
+/*
+ * The kernel address of user address @uva, and in *@room the bytes of its
+ * page from there; NULL when the page is not mapped for @write.  Under
+ * odp_lock.
+ */
+static u8 *sroce_odp_kaddr(struct ib_umem_odp *odp, u64 uva, bool write,
+			   u64 *room)
+{
+	u64 need = write ? ODP_WRITE_ALLOWED_BIT : ODP_READ_ALLOWED_BIT;
+	unsigned int shift;
+	dma_addr_t dma;
+	u64 mask;
+
+	if (!odp || uva < ib_umem_start(odp) || uva >= ib_umem_end(odp))
+		return NULL;
+	shift = odp->page_shift;
+	mask = BIT_ULL(shift) - 1;
+	dma = READ_ONCE(odp->dma_list[(uva - ib_umem_start(odp)) >> shift]);
+	if (!(dma & need))
+		return NULL;
+	*room = BIT_ULL(shift) - (uva & mask);
+	return (u8 *)(uintptr_t)(dma & ODP_DMA_ADDR_MASK) + (uva & mask);
+}
+
+/*
+ * Call @fn for each piece of [@va, @va + @len) of @mr, one page at a time
+ * under odp_lock.  0, -EAGAIN at the first page not mapped for @write
+ * (the pieces before it were done), or @fn's error.
+ */
+static int sroce_odp_walk(struct sroce_mr *mr, u64 va, u64 len, bool write,
+			  int (*fn)(u8 *kaddr, u64 n, void *arg), void *arg)
+{
+	u64 uva = sroce_odp_uva(mr, va), n;
+	unsigned long flags;
+	u8 *kaddr;
+	int ret;
+
+	while (len) {
+		read_lock_irqsave(&mr->odp_lock, flags);
+		kaddr = sroce_odp_kaddr(sroce_odp_umem(mr, uva), uva, write,
+					&n);
+		if (!kaddr) {
+			read_unlock_irqrestore(&mr->odp_lock, flags);
+			return -EAGAIN;
+		}
+		n = min(n, len);
+		ret = fn ? fn(kaddr, n, arg) : 0;
+		read_unlock_irqrestore(&mr->odp_lock, flags);
+		if (ret)
+			return ret;
+		uva += n;
+		len -= n;
+	}
+	return 0;
+}
+
+struct sroce_odp_buf {
+	u8 *buf;
+	bool to_mr;
+};
+
+static int sroce_odp_copy_one(u8 *kaddr, u64 n, void *arg)
+{
+	struct sroce_odp_buf *b = arg;
+
+	if (b->to_mr)
+		memcpy(kaddr, b->buf, n);
+	else
+		memcpy(b->buf, kaddr, n);
+	b->buf += n;
+	return 0;
+}
+
+/**
+ * sroce_odp_copy() - copy between an on-demand paging region and a buffer
+ * @mr: the region, range checked by the caller
+ * @va: first address in the region
+ * @buf: kernel buffer
+ * @len: bytes
+ * @to_mr: write the region (else read it)
+ *
+ * Any context; never faults.
+ *
+ * Return: 0, or -EAGAIN when a page is not mapped for the access (part of
+ * the bytes may have been copied): fault it in and copy again.
+ */
+int sroce_odp_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
+		   bool to_mr)
+{
+	struct sroce_odp_buf b = { .buf = buf, .to_mr = to_mr };
+
+	return sroce_odp_walk(mr, va, len, to_mr, sroce_odp_copy_one, &b);
+}
+
+struct sroce_odp_skb {
+	const struct sk_buff *skb;
+	int off;
+};
+
+static int sroce_odp_skb_one(u8 *kaddr, u64 n, void *arg)
+{
+	struct sroce_odp_skb *p = arg;
+
+	if (skb_copy_bits(p->skb, p->off, kaddr, n))
+		return -EFAULT;
+	p->off += n;
+	return 0;
+}
+
+/**
+ * sroce_odp_copy_from_skb() - write packet bytes into an on-demand paging
+ *	region
+ * @mr: the region, range checked by the caller
+ * @va: first address in the region
+ * @skb: the packet
+ * @offset: first byte in @skb, from skb->data
+ * @len: bytes
+ *
+ * Return: 0, -EAGAIN as sroce_odp_copy(), -EFAULT (a short packet).
+ */
+int sroce_odp_copy_from_skb(struct sroce_mr *mr, u64 va,
+			    const struct sk_buff *skb, int offset, u32 len)
+{
+	struct sroce_odp_skb p = { .skb = skb, .off = offset };
+
+	return sroce_odp_walk(mr, va, len, true, sroce_odp_skb_one, &p);
+}
+
+/**
+ * sroce_odp_present() - are the pages of a range mapped for an access
+ * @mr: any region (only an on-demand paging one can lack pages)
+ * @va: first address
+ * @len: bytes
+ * @write: for writing
+ *
+ * A hint: the pages may go before they are used (the copy then fails).
+ *
+ * Return: true when every page is mapped.
+ */
+bool sroce_odp_present(struct sroce_mr *mr, u64 va, u64 len, bool write)
+{
+	return !mr || !mr->odp || !sroce_odp_walk(mr, va, len, write, NULL,
+						   NULL);
+}
+
+/**
+ * sroce_odp_sges_present() - sroce_odp_present() for validated SGEs
+ * @sge: the SGEs
+ * @num_sge: their number
+ * @write: for writing
+ *
+ * Return: true when every page they name is mapped.
+ */
+bool sroce_odp_sges_present(const struct sroce_sge_ref *sge, u32 num_sge,
+			    bool write)
+{
+	u32 i;
+
+	for (i = 0; i < num_sge; i++)
+		if (!sroce_odp_present(sge[i].mr, sge[i].addr, sge[i].length,
+				       write))
+			return false;
+	return true;
+}
+
+/* sroce_odp_fault() within one umem. */
+static int sroce_odp_fault_umem(struct ib_umem_odp *odp, u64 uva, u64 len,
+				bool fault)
+{
+	u64 access = ODP_READ_ALLOWED_BIT;
+	int ret;
+
+	if (odp->umem.writable)
+		access |= ODP_WRITE_ALLOWED_BIT;
+	ret = ib_umem_odp_map_dma_and_lock(odp, uva, len, access, fault);
+	if (ret < 0)
+		return ret;
+	mutex_unlock(&odp->umem_mutex);
+	return 0;
+}
+
+/*
+ * Fault [@va, @va + @len) of @mr in (@fault; else map only what the
+ * process has mapped already), for writing when the region is writable;
+ * an implicit region chunk by chunk.  Process context.  0 or a negative
+ * error (-EFAULT: not mapped in the process).
+ */
+static int sroce_odp_fault(struct sroce_mr *mr, u64 va, u64 len, bool fault)
+{
+	u64 uva = sroce_odp_uva(mr, va), n;
+	struct ib_umem_odp *child;
+	int ret;
+
+	if (!len)
+		return 0;
+	if (!mr->odp_imp)
+		return sroce_odp_fault_umem(mr->odp, uva, len, fault);
+	while (len) {
+		n = SROCE_ODP_CHILD_SIZE - (uva & (SROCE_ODP_CHILD_SIZE - 1));
+		n = min(n, len);
+		child = sroce_odp_child(mr, uva);
+		if (IS_ERR(child))
+			return PTR_ERR(child);
+		ret = sroce_odp_fault_umem(child, uva, n, fault);
+		if (ret)
+			return ret;
+		uva += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
+ * struct sroce_odp_work - a deferred page fault
+ * @work: on sroce_wq
+ * @qp: the QP whose engine waits, with a reference
+ * @eng: that engine
+ * @mr: the region, with a reference
+ * @va: first address to fault in
+ * @len: bytes
+ */
+struct sroce_odp_work {
+	struct work_struct work;
+	struct sroce_qp *qp;
+	enum sroce_odp_engine eng;
+	struct sroce_mr *mr;
+	u64 va;
+	u64 len;
+};
+
+static void sroce_odp_fault_work(struct work_struct *work)
+{
+	struct sroce_odp_work *w = container_of(work, struct sroce_odp_work,
+						work);
+	struct sroce_qp *qp = w->qp;
+	int ret;
+
+	ret = sroce_odp_fault(w->mr, w->va, w->len, true);
+	if (ret) {
+		ibdev_dbg(qp->ibqp.device,
+			  "QP %u: ODP fault %#llx+%#llx of %#x: %d\n",
+			  qp->ibqp.qp_num, w->va, w->len, w->mr->key, ret);
+		set_bit(sroce_odp_err_bit[w->eng], &qp->flags);
+	}
+	if (w->eng == SROCE_ODP_REQ)
+		sroce_req_kick(qp);
+	else if (w->eng == SROCE_ODP_RESP_OUT)
+		sroce_resp_kick(qp);
+	sroce_mr_put(w->mr);
+	sroce_qp_put(qp);
+	kfree(w);
+}
+
+/**
+ * sroce_odp_fault_async() - fault a range in, in process context
+ * @qp: the QP whose engine found pages missing
+ * @eng: that engine (what the work does after)
+ * @mr: the region, with a reference (the work takes its own)
+ * @va: first address
+ * @len: bytes, within the region
+ *
+ * Any context.  A region that is not on-demand paging, or no memory for
+ * the work, sets the engine's error flag at once.
+ */
+void sroce_odp_fault_async(struct sroce_qp *qp, enum sroce_odp_engine eng,
+			   struct sroce_mr *mr, u64 va, u64 len)
+{
+	struct sroce_odp_work *w;
+
+	if (!mr || !mr->odp)
+		goto err;
+	w = kzalloc(sizeof(*w), GFP_ATOMIC);
+	if (!w)
+		goto err;
+	/* A QP being destroyed: nothing waits for the pages any more. */
+	if (!refcount_inc_not_zero(&qp->slot->ref)) {
+		kfree(w);
+		return;
+	}
+	INIT_WORK(&w->work, sroce_odp_fault_work);
+	kref_get(&mr->ref);
+	w->qp = qp;
+	w->eng = eng;
+	w->mr = mr;
+	w->va = va;
+	w->len = len;
+	queue_work(sroce_wq, &w->work);
+	return;
+err:
+	set_bit(sroce_odp_err_bit[eng], &qp->flags);
+}
+
+/**
+ * sroce_odp_fault_sges() - sroce_odp_fault_async() for each on-demand
+ *	paging region of validated SGEs whose pages are missing
+ * @qp: the QP
+ * @eng: the engine
+ * @sge: the SGEs
+ * @num_sge: their number
+ *
+ * Return: the faults queued (0: every page is there by now).
+ */
+u32 sroce_odp_fault_sges(struct sroce_qp *qp, enum sroce_odp_engine eng,
+			 const struct sroce_sge_ref *sge, u32 num_sge)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < num_sge; i++) {
+		struct sroce_mr *mr = sge[i].mr;
+
+		if (!mr || !mr->odp ||
+		    sroce_odp_present(mr, sge[i].addr, sge[i].length,
+				      mr->odp->umem.writable))
+			continue;
+		sroce_odp_fault_async(qp, eng, mr, sge[i].addr, sge[i].length);
+		n++;
+	}
+	return n;
+}
+
+/**
+ * sroce_odp_failed() - did a fault of an engine fail since it last asked
+ * @qp: the QP
+ * @eng: the engine
+ *
+ * Clears the flag: the caller ends the operation with an error.
+ *
+ * Return: true when it did.
+ */
+bool sroce_odp_failed(struct sroce_qp *qp, enum sroce_odp_engine eng)
+{
+	return test_and_clear_bit(sroce_odp_err_bit[eng], &qp->flags);
+}
+
+/**
+ * sroce_odp_advise_mr() - ops.advise_mr: prefetch pages of regions
+ * @pd: the PD the regions must belong to
+ * @advice: IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH (fault in for reading;
+ *	sroce maps a writable region writable either way),
+ *	_PREFETCH_WRITE, or _PREFETCH_NO_FAULT (map what the process has
+ *	mapped already, fault nothing)
+ * @flags: IB_UVERBS_ADVISE_MR_FLAG_FLUSH asks to be done on return;
+ *	sroce always is (the prefetch runs in the caller)
+ * @sg_list: the ranges, each by lkey
+ * @num_sge: their number
+ * @attrs: unused
+ *
+ * Return: 0; -EINVAL for an unknown advice, -ENOENT for an lkey that does
+ * not name an on-demand paging region of @pd covering its range (with the
+ * right to write for PREFETCH_WRITE), the fault's error (-EFAULT: a range
+ * not mapped in the process).
+ */
+int sroce_odp_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+			u32 flags, struct ib_sge *sg_list, u32 num_sge,
+			struct uverbs_attr_bundle *attrs)
+{
+	struct sroce_dev *sdev = to_sdev(pd->device);
+	bool fault = advice != IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT;
+	int access = 0, ret = 0;
+	u32 i;
+
+	if (advice > IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT)
+		return -EINVAL;
+	if (advice == IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE)
+		access = IB_ACCESS_LOCAL_WRITE;
+	for (i = 0; i < num_sge && !ret; i++) {
+		struct sroce_mr *mr;
+
+		mr = sroce_mr_lookup_local(sdev, sg_list[i].lkey, pd, access,
+					   sg_list[i].addr, sg_list[i].length);
+		if (IS_ERR(mr))
+			return -ENOENT;
+		if (!mr->odp)
+			ret = -ENOENT;
+		else
+			ret = sroce_odp_fault(mr, sg_list[i].addr,
+					      sg_list[i].length, fault);
+		sroce_mr_put(mr);
+	}
+	return ret;
+}
+
+/**
+ * sroce_odp_caps() - what query_device advertises of on-demand paging
+ * @attr: the device's attributes
+ *
+ * Explicit and implicit regions on every path the engine copies through ODP-aware:
+ * RC and XRC sends, receives (a QP's own and an SRQ's), RDMA WRITE, READ
+ * and atomics at both ends; UD sends.  Not UD receives (a datagram that
+ * finds pages of its receive buffer missing completes the WQE with
+ * IB_WC_LOC_PROT_ERR: nothing asks a UD sender again), nor UC.
+ */
+void sroce_odp_caps(struct ib_device_attr *attr)
+{
+	u32 rc = IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+		 IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+		 IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+
+	if (!IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING))
+		return;
+	attr->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
+	attr->odp_caps.per_transport_caps.rc_odp_caps = rc;
+	attr->odp_caps.per_transport_caps.xrc_odp_caps = rc;
+	attr->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;
+}

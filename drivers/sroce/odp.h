@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * odp.h - on-demand paging regions (odp.c).
+ */
+#ifndef SROCE_ODP_H
+#define SROCE_ODP_H
+
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+
+struct sk_buff;
+struct sroce_mr;
+struct sroce_qp;
+struct sroce_sge_ref;
+
+/*
+ * The engine that found a page missing, and what the fault work does
+ * after it faulted the pages in: kick the requester (SROCE_ODP_REQ) or
+ * the responder's output (SROCE_ODP_RESP_OUT); nothing for the responder
+ * (its peer sends again after the RNR NAK) and the completer (the
+ * requester asks again).  Each has a QP flag the work sets when the fault
+ * failed (enum sroce_qp_flag).
+ */
+enum sroce_odp_engine {
+	SROCE_ODP_REQ,
+	SROCE_ODP_RESP,
+	SROCE_ODP_RESP_OUT,
+	SROCE_ODP_COMP,
+};
+
+struct ib_mr *sroce_odp_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
+				 u64 iova, int access);
+void sroce_odp_release(struct sroce_mr *mr);
+int sroce_odp_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
+		   bool to_mr);
+int sroce_odp_copy_from_skb(struct sroce_mr *mr, u64 va,
+			    const struct sk_buff *skb, int offset, u32 len);
+bool sroce_odp_present(struct sroce_mr *mr, u64 va, u64 len, bool write);
+bool sroce_odp_sges_present(const struct sroce_sge_ref *sge, u32 num_sge,
+			    bool write);
+void sroce_odp_fault_async(struct sroce_qp *qp, enum sroce_odp_engine eng,
+			   struct sroce_mr *mr, u64 va, u64 len);
+u32 sroce_odp_fault_sges(struct sroce_qp *qp, enum sroce_odp_engine eng,
+			 const struct sroce_sge_ref *sge, u32 num_sge);
+bool sroce_odp_failed(struct sroce_qp *qp, enum sroce_odp_engine eng);
+int sroce_odp_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+			u32 flags, struct ib_sge *sg_list, u32 num_sge,
+			struct uverbs_attr_bundle *attrs);
+void sroce_odp_caps(struct ib_device_attr *attr);
+
+#endif /* SROCE_ODP_H */

@@ -254,6 +254,24 @@ holder() {
 		{ cat "$WORK/hold-$1.out"; fail "the holder of $1 did not set up"; }
 }
 
+# reap: kill what a failed case left running.  A case fails (fail) before
+# its holder_survived, its torture_wait or its wait: the holder would
+# keep its (deleted) device's uverbs file and async event file open for
+# its 600 s, and with them the device's ib_uverbs_device and its uverbs
+# API tree (uverbs_alloc_api: about 100-130 kmalloc-16 objects a device),
+# which the leak case then counted as kernel memory kept per round.
+reap() {
+	local p pid
+	for p in "$WORK"/*.pid; do
+		[ -e "$p" ] || continue
+		pid=$(cat "$p")
+		rm -f "$p"
+		kill -9 "$pid" 2>/dev/null || continue
+		echo "killed $(basename "$p" .pid) (pid $pid), left by a failed case"
+		wait_for 10 pid_gone "$pid" || fail "$(basename "$p" .pid) (pid $pid) does not end"
+	done
+}
+
 # holder_survived DEV: DEV's holder still runs after its device went (its
 # objects destroyed under it), and ends at once when killed.
 holder_survived() {
@@ -298,6 +316,34 @@ mem_snapshot() {
 	     END { print "sroce_vmalloc_areas", n + 0; print "sroce_vmalloc_bytes", s + 0 }' \
 		/proc/vmallocinfo
 	awk '$1 == "Slab:" { print "slab_kb", $2 }' /proc/meminfo
+}
+
+# callers_snapshot NAME: with a kernel that tracks a kmalloc cache's
+# callers (booted with slub_debug=U,kmalloc-16: SROCE_GUEST_APPEND of
+# qemu/run-guest), "CACHE CALLER COUNT" lines of each such cache into
+# $WORK/NAME.callers, and the raw lists (with their call stacks) into
+# $SROCE_OUT (kept on the host).  6.1 lists them in debugfs,
+# /sys/kernel/debug/slab/CACHE/alloc_traces.
+callers_snapshot() {
+	local f c
+	: > "$WORK/$1.callers"
+	for f in /sys/kernel/debug/slab/kmalloc-*/alloc_traces; do
+		[ -r "$f" ] || continue
+		c=$(basename "$(dirname "$f")")
+		[ -z "${SROCE_OUT:-}" ] || cat "$f" > "$SROCE_OUT/$c-$1.alloc_traces"
+		awk -v c="$c" '$1 ~ /^[0-9]+$/ { n[$2] += $1 }
+			END { for (k in n) print c, k, n[k] }' "$f" >> "$WORK/$1.callers"
+	done
+}
+
+# callers_compare BEFORE NOW: the callers whose objects grew between two
+# callers_snapshot, most first.
+callers_compare() {
+	[ -s "$WORK/$1.callers" ] || return 0
+	echo "callers that grew (alloc_calls):"
+	awk 'NR == FNR { was[$1 " " $2] = $3; next }
+	     { d = $3 - was[$1 " " $2]; if (d > 0) printf "  %6d %s %s\n", d, $1, $2 }' \
+		"$WORK/$1.callers" "$WORK/$2.callers" | sort -k1,1 -rn | head -n 20
 }
 
 # mem_compare BEFORE: what grew since the snapshot in file BEFORE, beyond
@@ -347,11 +393,13 @@ test_traffic() {
 # first use of a program's files) is in the baseline, and what grows
 # after it grows with the rounds.
 test_baseline() {
+	reap
 	sroce_load
 	side_up a
 	side_up b
 	settle
 	mem_snapshot > "$WORK/baseline"
+	callers_snapshot baseline
 	grep -v '^cache ' "$WORK/baseline"
 }
 
@@ -387,6 +435,7 @@ remove_bg() {
 test_link_delete() {
 	local i=$1 dev mark
 	only link-delete
+	reap
 	mark=$(log_mark)
 	dev=sroce$((i % 2))
 	side_up a
@@ -408,6 +457,7 @@ test_link_delete() {
 test_netdev() {
 	local i=$1 dev side mark
 	only netdev
+	reap
 	mark=$(log_mark)
 	dev=sroce$(((i + 1) % 2))
 	side=$(side_of "$dev")
@@ -429,6 +479,7 @@ test_netdev() {
 test_netns() {
 	local i=$1 dev side ns ip gw mark
 	only netns
+	reap
 	mark=$(log_mark)
 	dev=sroce$(((i + 1) % 2))
 	side=$(side_of "$dev")
@@ -455,6 +506,7 @@ test_netns() {
 test_kill() {
 	local mark pid srv cli ga gb rc=0
 	only kill
+	reap
 	mark=$(log_mark)
 	sroce_load
 	side_up a
@@ -513,6 +565,7 @@ test_kill() {
 test_rmmod() {
 	local i=$1 mark pid out rc=0
 	only rmmod
+	reap
 	mark=$(log_mark)
 	sroce_load
 	side_up a
@@ -551,6 +604,7 @@ test_rmmod() {
 test_dereg() {
 	local mark
 	only dereg
+	reap
 	mark=$(log_mark)
 	sroce_load
 	side_up a
@@ -564,6 +618,7 @@ test_dereg() {
 
 test_no_leak() {
 	local i
+	reap
 	no_user_objects 'sroce[01]' qp cq mr pd
 	settle
 	# Deferred frees (RCU, work queues) may still be on their way.
@@ -572,6 +627,8 @@ test_no_leak() {
 		sleep 2
 	done
 	cat "$WORK/compare"
+	callers_snapshot last
+	callers_compare baseline last
 	if [ -n "${SROCE_KMEMLEAK:-}" ]; then
 		# The debug kernel: KASAN's quarantine keeps freed objects
 		# counted for a while; kmemleak, scanning after the test,

@@ -26,6 +26,10 @@
 #                   ~8 min); not part of `make check`; T=<pattern> as above
 #   make check-sweep  the perftest -a sweeps (tests/sweep/*.sh: every size
 #                   from 2 B to 8 MiB, sroce to sroce); not part of `make check`
+#   make check-lifecycle  devices, netdevs, namespaces and the module taken
+#                   away under traffic (tests/lifecycle/lifecycle.sh); not
+#                   part of `make check` until its device-loss cases pass
+#                   every time
 #   make soak       the lossy-wire torture profiles with 1 GiB each
 #                   (tests/soak/*.sh); not part of `make check`
 #
@@ -40,7 +44,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all module userspace check demo install install-module install-provider clean lint deps fuzz
 .PHONY: fuzz-net fuzz-proc
-.PHONY: check-debug check-sweep soak debug-kernel debug-module kmod-test
+.PHONY: check-debug check-lifecycle check-sweep soak debug-kernel debug-module kmod-test
 .PHONY: deb dkms-src dkms-install dkms-uninstall
 
 all: module kmod-test userspace
@@ -96,6 +100,14 @@ check-debug: deps
 check-sweep: deps
 	$(MAKE) all
 	SROCE_GUEST_DIR=tests/sweep SROCE_GUEST_TIMEOUT=$${SROCE_GUEST_TIMEOUT:-5400} \
+		scripts/check '$(if $(T),$(T),^guest:)'
+
+# Devices, netdevs, namespaces and the module taken away under traffic
+# (tests/lifecycle/): not in `make check` while its device-loss cases fail
+# now and then (Documentation/testing.md).
+check-lifecycle: deps
+	$(MAKE) all
+	SROCE_GUEST_DIR=tests/lifecycle SROCE_GUEST_TIMEOUT=$${SROCE_GUEST_TIMEOUT:-3600} \
 		scripts/check '$(if $(T),$(T),^guest:)'
 
 # Hours under TCG: a guest time limit of its own.

@@ -51,7 +51,7 @@
 # skips the others (while iterating on one of them).
 #
 # Runs in a guest (qemu/run-guest) as root.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 NS_A=sroce-lc-a-$$
 NS_B=sroce-lc-b-$$

@@ -198,6 +198,20 @@ bool in_budget(const stream &s, std::uint64_t seq, std::uint64_t bytes_before)
 	return seq < s.ops_budget && bytes_before < s.bytes_budget;
 }
 
+/*
+ * --device-loss-ok: a post that failed because the device is going.  EIO
+ * once the provider's command failed; ENOMEM when the ring filled first:
+ * after the device went, its QPs were destroyed and flushed, the flushes
+ * gave the credits back, and nothing consumes the mapped ring any more
+ * (hardware providers behave alike: posting never learns of the loss).
+ * Either way the pair stops, and the device's IBV_EVENT_DEVICE_FATAL must
+ * follow (fatal_came()), or the run fails.
+ */
+bool device_going(const config &c, int ret)
+{
+	return c.opt.device_loss_ok && (ret == EIO || ret == ENOMEM);
+}
+
 } /* namespace */
 
 void post_recvs(const config &c, stream &s)
@@ -249,7 +263,7 @@ void post_recvs(const config &c, stream &s)
 		wrs[i].next = &wrs[i + 1];
 	ibv_recv_wr *bad = nullptr;
 	const int ret = ibv_post_recv(e.ep.qp.get(), wrs.data(), &bad);
-	if (ret == EIO && c.opt.device_loss_ok) {
+	if (device_going(c, ret)) {
 		e.post_failed = true;
 		return;
 	}
@@ -345,7 +359,7 @@ void post_sends(const config &c, stream &s)
 		wrs[i].next = &wrs[i + 1];
 	ibv_send_wr *bad = nullptr;
 	const int ret = ibv_post_send(e.ep.qp.get(), wrs.data(), &bad);
-	if (ret == EIO && c.opt.device_loss_ok) {
+	if (device_going(c, ret)) {
 		/* The device is going: its IBV_EVENT_DEVICE_FATAL follows. */
 		e.post_failed = true;
 		return;

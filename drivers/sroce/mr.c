@@ -93,6 +93,23 @@ void sroce_mr_put(struct sroce_mr *mr)
 }
 
 /*
+ * What a user or on-demand region names: its PD, addresses and rights,
+ * in sroce's fields and the core's.
+ */
+void sroce_mr_set_range(struct sroce_mr *mr, struct ib_pd *ibpd, u64 iova,
+			u64 length, int access)
+{
+	mr->pd = ibpd;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	mr->ibmr.device = ibpd->device;
+	mr->ibmr.pd = ibpd;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+}
+
+/*
  * Common tail of every registration (odp.c's too): count, key, publish.
  * On failure nothing of this is left; the caller still owns @mr and its
  * umem.
@@ -231,14 +248,7 @@ struct ib_mr *sroce_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err_free_mr;
 	}
 	mr->umem = umem;
-	mr->pd = ibpd;
-	mr->iova = iova;
-	mr->length = length;
-	mr->access = access;
-	mr->ibmr.device = ibpd->device;
-	mr->ibmr.pd = ibpd;
-	mr->ibmr.iova = iova;
-	mr->ibmr.length = length;
+	sroce_mr_set_range(mr, ibpd, iova, length, access);
 	ret = sroce_mr_fill_pages(mr);
 	if (ret)
 		goto err_release_umem;

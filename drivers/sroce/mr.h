@@ -111,6 +111,8 @@ enum sroce_mr_copy_dir {
 	SROCE_MR_FROM_BUF,	/* write the region */
 };
 
+void sroce_mr_set_range(struct sroce_mr *mr, struct ib_pd *ibpd, u64 iova,
+			u64 length, int access);
 int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr);
 struct ib_mr *sroce_mr_get_dma(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,

@@ -168,12 +168,7 @@ static struct ib_mr *sroce_odp_reg_implicit(struct ib_pd *ibpd, u64 iova,
 	rwlock_init(&mr->odp_lock);
 	mr->odp = odp;
 	mr->odp_imp = imp;
-	mr->pd = ibpd;
-	mr->length = U64_MAX;
-	mr->access = access;
-	mr->ibmr.device = ibpd->device;
-	mr->ibmr.pd = ibpd;
-	mr->ibmr.length = U64_MAX;
+	sroce_mr_set_range(mr, ibpd, 0, U64_MAX, access);
 	ret = sroce_mr_add(to_sdev(ibpd->device), mr);
 	if (ret) {
 		sroce_odp_release(mr);
@@ -221,14 +216,7 @@ struct ib_mr *sroce_odp_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->pd = ibpd;
-	mr->iova = iova;
-	mr->length = length;
-	mr->access = access;
-	mr->ibmr.device = ibpd->device;
-	mr->ibmr.pd = ibpd;
-	mr->ibmr.iova = iova;
-	mr->ibmr.length = length;
+	sroce_mr_set_range(mr, ibpd, iova, length, access);
 	ret = sroce_odp_init(mr, start, length, access);
 	if (ret)
 		goto err_free_mr;

@@ -143,30 +143,6 @@ ctrl_not_live() {
 	! ctrl_state_is "$1" live
 }
 
-# qp_count DEV: the QPs of DEV, kernel ones included (rdma resource
-# show's summary).
-qp_count() {
-	rdma resource show "$1" | sed -nE 's/.* qp ([0-9]+) .*/\1/p'
-}
-
-# qps_settled DEV...: each DEV (if it exists) has no more QPs than it had
-# after set-up (its GSI QP): no queue of the host or the target left.
-qps_settled() {
-	local d
-	for d in "$@"; do
-		rdma_dev_exists "$d" || continue
-		[ "$(qp_count "$d")" -le "$(< "$WORK/qp-base")" ] || return 1
-	done
-}
-
-# qps_above DEV N: DEV has at least N QPs more than after set-up.
-qps_above() {
-	local n
-	n=$(qp_count "$1")
-	echo "$1: $n QPs ($(< "$WORK/qp-base") after set-up)"
-	[ "$n" -ge $(($(< "$WORK/qp-base") + $2)) ] || fail "$1 has $n QPs, expected $2 more than $(< "$WORK/qp-base")"
-}
-
 # fresh: every case starts here: no controller of the host, sroce0 and
 # sroce1 registered, the target listening (an earlier case may have
 # deleted a device and killed the listener with it).
@@ -290,8 +266,7 @@ test_setup() {
 	port_enable
 	rdma resource show cm_id
 	rdma resource show
-	qp_count sroce1 > "$WORK/qp-base"
-	[ -n "$(< "$WORK/qp-base")" ] || fail "no QP count for sroce1"
+	qp_base sroce1
 }
 
 # data_reaches_target: 8 MiB of random bytes written through the host's

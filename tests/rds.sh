@@ -52,15 +52,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# rc_qps DEV_ERE: the RC QPs on the devices matching DEV_ERE.
-rc_qps() {
-	rdma resource show qp | grep -E "^link $1/" | grep ' type RC ' || true
-}
-
-no_rc_qps() {
-	[ -z "$(rc_qps 'sroce[01]')" ]
-}
-
 test_setup() {
 	local n
 	modprobe -a rds rds_rdma
@@ -115,7 +106,7 @@ test_counters() {
 test_teardown() {
 	modprobe -r rds_rdma
 	! lsmod | grep -q '^rds_rdma ' || fail "rds_rdma still loaded"
-	wait_for 30 no_rc_qps || { rc_qps 'sroce[01]'; fail "RC QPs left"; }
+	wait_for 30 no_rc_qps 'sroce[01]' || { rc_qps 'sroce[01]'; fail "RC QPs left"; }
 	no_user_objects 'sroce[01]' qp cq mr pd
 	rdma_links_delete sroce1 sroce0
 	sroce_rmmod

@@ -99,29 +99,6 @@ backstore() {
 	echo 1 > "$d/enable"
 }
 
-# qp_count DEV: the QPs of DEV, kernel ones included (rdma resource
-# show's summary).
-qp_count() {
-	rdma resource show "$1" | sed -nE 's/.* qp ([0-9]+) .*/\1/p'
-}
-
-# qps_settled DEV...: each DEV has no more QPs than after set-up (its GSI
-# QP): no connection of an initiator or a target left.
-qps_settled() {
-	local d
-	for d in "$@"; do
-		[ "$(qp_count "$d")" -le "$(< "$WORK/qp-base")" ] || return 1
-	done
-}
-
-# qps_above DEV N: DEV has at least N QPs more than after set-up.
-qps_above() {
-	local n
-	n=$(qp_count "$1")
-	echo "$1: $n QPs ($(< "$WORK/qp-base") after set-up)"
-	[ "$n" -ge $(($(< "$WORK/qp-base") + $2)) ] || fail "$1 has $n QPs, expected $2 more than $(< "$WORK/qp-base")"
-}
-
 # disk_check DISK FILE: 8 MiB of random bytes written to /dev/DISK (O_DIRECT)
 # are in the target's FILE and read back the same; then fio's 4 KiB random
 # read/write with every written block checked (crc32c).
@@ -176,8 +153,7 @@ test_setup() {
 	backstore 1 srp
 	ls "$CORE"/fileio_*
 	rdma resource show
-	qp_count sroce1 > "$WORK/qp-base"
-	[ -n "$(< "$WORK/qp-base")" ] || fail "no QP count for sroce1"
+	qp_base sroce1
 }
 
 # --- iSER -------------------------------------------------------------------

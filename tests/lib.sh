@@ -593,7 +593,9 @@ cm_listening() {
 #
 # Most selftests use one topology: a veth pair, v0 in init_net and v1 in
 # the network namespace $NS, an RDMA device on each end, and programs run
-# as a server on one end and a client on the other.
+# as a server on one end and a client on the other.  Others have both ends
+# in init_net (sroce_local_pair): one host's two devices talk to each
+# other across the veth.
 
 # veth_ns IP0 IP1 [IP6_0 IP6_1]: the namespace $NS and the veth: v0 with
 # IP0/24 (and IP6_0/64) in init_net, v1 with IP1/24 (and IP6_1/64) in $NS,
@@ -619,6 +621,34 @@ sroce_pair() {
 	veth_ns "$@"
 	rdma link add sroce0 type sroce netdev v0
 	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
+	wait_for 10 has_gid sroce0 "::ffff:$1"
+	wait_for 10 has_gid sroce1 "::ffff:$2"
+	[ -z "${3:-}" ] || wait_for 10 has_gid sroce0 "$3"
+	[ -z "${4:-}" ] || wait_for 10 has_gid sroce1 "$4"
+}
+
+# sroce_local_pair IP0 IP1 [IP6_0 IP6_1]: sroce and its provider loaded,
+# the veth with both ends in init_net: v0 with IP0/24 (and IP6_0/64), v1
+# with IP1/24 (and IP6_1/64), both up, accepting datagrams from an address
+# of their own host (accept_local, no rp_filter), sroce0 on v0 and sroce1
+# on v1 once both have the GIDs of their addresses.
+sroce_local_pair() {
+	local n
+	sroce_load
+	sroce_provider_setup
+	for n in all default; do
+		sysctl -qw "net.ipv4.conf.$n.accept_local=1" "net.ipv4.conf.$n.rp_filter=0"
+	done
+	ip link add v0 type veth peer name v1
+	ip addr add "$1/24" dev v0
+	ip addr add "$2/24" dev v1
+	[ -z "${3:-}" ] || ip addr add "$3/64" dev v0 nodad
+	[ -z "${4:-}" ] || ip addr add "$4/64" dev v1 nodad
+	ip link set v0 up
+	ip link set v1 up
+	ip link set lo up
+	rdma link add sroce0 type sroce netdev v0
+	rdma link add sroce1 type sroce netdev v1
 	wait_for 10 has_gid sroce0 "::ffff:$1"
 	wait_for 10 has_gid sroce1 "::ffff:$2"
 	[ -z "${3:-}" ] || wait_for 10 has_gid sroce0 "$3"

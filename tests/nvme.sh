@@ -225,9 +225,6 @@ fio_under_way() {
 # --- the cases --------------------------------------------------------------
 
 test_setup() {
-	local n
-	sroce_load
-	sroce_provider_setup
 	# The target's client registers first, so that the host's is removed
 	# first when a device both use goes away (clients leave in LIFO order).
 	modprobe nvmet
@@ -235,18 +232,7 @@ test_setup() {
 	modprobe nvme-rdma
 	# configfs is a module: qemu/guest-init's mount of it at boot fails.
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
-	for n in all default; do
-		sysctl -qw "net.ipv4.conf.$n.accept_local=1" "net.ipv4.conf.$n.rp_filter=0"
-	done
-	ip link add v0 type veth peer name v1
-	ip addr add "$IP0/24" dev v0
-	ip addr add "$IP1/24" dev v1
-	ip link set v0 up
-	ip link set v1 up
-	rdma link add sroce0 type sroce netdev v0
-	rdma link add sroce1 type sroce netdev v1
-	wait_for 10 has_gid sroce0 "::ffff:$IP0"
-	wait_for 10 has_gid sroce1 "::ffff:$IP1"
+	sroce_local_pair "$IP0" "$IP1"
 
 	# tmpfs has no O_DIRECT: the namespace uses buffered I/O on the file.
 	mkdir "$WORK/tmpfs"

@@ -128,25 +128,11 @@ disk_check() {
 }
 
 test_setup() {
-	local n
-	sroce_load
-	sroce_provider_setup
 	modprobe configfs
 	# configfs is a module: qemu/guest-init's mount of it at boot fails.
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
 	modprobe -a sd_mod target_core_mod target_core_file
-	for n in all default; do
-		sysctl -qw "net.ipv4.conf.$n.accept_local=1" "net.ipv4.conf.$n.rp_filter=0"
-	done
-	ip link add v0 type veth peer name v1
-	ip addr add "$IP0/24" dev v0
-	ip addr add "$IP1/24" dev v1
-	ip link set v0 up
-	ip link set v1 up
-	rdma link add sroce0 type sroce netdev v0
-	rdma link add sroce1 type sroce netdev v1
-	wait_for 10 has_gid sroce0 "::ffff:$IP0"
-	wait_for 10 has_gid sroce1 "::ffff:$IP1"
+	sroce_local_pair "$IP0" "$IP1"
 	mkdir "$WORK/tmpfs"
 	mount -t tmpfs -o size=$((2 * DISK_MIB + 16))m tmpfs "$WORK/tmpfs"
 	backstore 0 iser

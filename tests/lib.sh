@@ -593,7 +593,9 @@ cm_listening() {
 #
 # Most selftests use one topology: a veth pair, v0 in init_net and v1 in
 # the network namespace $NS, an RDMA device on each end, and programs run
-# as a server on one end and a client on the other.
+# as a server on one end and a client on the other.  Others have both ends
+# in init_net (sroce_local_pair): one host's two devices talk to each
+# other across the veth.
 
 # veth_ns IP0 IP1 [IP6_0 IP6_1]: the namespace $NS and the veth: v0 with
 # IP0/24 (and IP6_0/64) in init_net, v1 with IP1/24 (and IP6_1/64) in $NS,
@@ -619,6 +621,34 @@ sroce_pair() {
 	veth_ns "$@"
 	rdma link add sroce0 type sroce netdev v0
 	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
+	wait_for 10 has_gid sroce0 "::ffff:$1"
+	wait_for 10 has_gid sroce1 "::ffff:$2"
+	[ -z "${3:-}" ] || wait_for 10 has_gid sroce0 "$3"
+	[ -z "${4:-}" ] || wait_for 10 has_gid sroce1 "$4"
+}
+
+# sroce_local_pair IP0 IP1 [IP6_0 IP6_1]: sroce and its provider loaded,
+# the veth with both ends in init_net: v0 with IP0/24 (and IP6_0/64), v1
+# with IP1/24 (and IP6_1/64), both up, accepting datagrams from an address
+# of their own host (accept_local, no rp_filter), sroce0 on v0 and sroce1
+# on v1 once both have the GIDs of their addresses.
+sroce_local_pair() {
+	local n
+	sroce_load
+	sroce_provider_setup
+	for n in all default; do
+		sysctl -qw "net.ipv4.conf.$n.accept_local=1" "net.ipv4.conf.$n.rp_filter=0"
+	done
+	ip link add v0 type veth peer name v1
+	ip addr add "$1/24" dev v0
+	ip addr add "$2/24" dev v1
+	[ -z "${3:-}" ] || ip addr add "$3/64" dev v0 nodad
+	[ -z "${4:-}" ] || ip addr add "$4/64" dev v1 nodad
+	ip link set v0 up
+	ip link set v1 up
+	ip link set lo up
+	rdma link add sroce0 type sroce netdev v0
+	rdma link add sroce1 type sroce netdev v1
 	wait_for 10 has_gid sroce0 "::ffff:$1"
 	wait_for 10 has_gid sroce1 "::ffff:$2"
 	[ -z "${3:-}" ] || wait_for 10 has_gid sroce0 "$3"
@@ -839,6 +869,112 @@ pingpong_check() {
 		fail "both sides must report $2 iterations"
 	[ "$(grep -Ec "^$(($1 * $2 * 2)) bytes in" <<< "$PAIR_OUT")" -eq 2 ] ||
 		fail "byte count is not $(($1 * $2 * 2)) on both sides"
+}
+
+# --- a device's QPs (tests/nvme.sh, tests/scsi-rdma.sh, tests/nfs.sh, ---------
+# tests/rds.sh)
+#
+# A kernel consumer's queues on the devices: listed by type, or counted
+# against the count after set-up (the GSI QP) that qp_base records in
+# $WORK/qp-base.
+
+# rc_qps DEV_ERE: the RC QPs on the devices matching DEV_ERE.
+rc_qps() {
+	rdma resource show qp | grep -E "^link $1/" | grep ' type RC ' || true
+}
+
+# no_rc_qps DEV_ERE: no RC QP on a device matching DEV_ERE (the GSI QPs
+# stay).
+no_rc_qps() {
+	[ -z "$(rc_qps "$1")" ]
+}
+
+# qp_count DEV: the QPs of DEV, kernel ones included (rdma resource
+# show's summary).
+qp_count() {
+	rdma resource show "$1" | sed -nE 's/.* qp ([0-9]+) .*/\1/p'
+}
+
+# qp_base DEV: DEV's QP count now in $WORK/qp-base, the base of
+# qps_settled and qps_above.
+qp_base() {
+	qp_count "$1" > "$WORK/qp-base"
+	[ -n "$(< "$WORK/qp-base")" ] || fail "no QP count for $1"
+}
+
+# qps_settled DEV...: each DEV (if it exists) has no more QPs than it had
+# after set-up (qp_base): no queue of a consumer left.
+qps_settled() {
+	local d
+	for d in "$@"; do
+		rdma_dev_exists "$d" || continue
+		[ "$(qp_count "$d")" -le "$(< "$WORK/qp-base")" ] || return 1
+	done
+}
+
+# qps_above DEV N: DEV has at least N QPs more than after set-up.
+qps_above() {
+	local n
+	n=$(qp_count "$1")
+	echo "$1: $n QPs ($(< "$WORK/qp-base") after set-up)"
+	[ "$n" -ge $(($(< "$WORK/qp-base") + $2)) ] || fail "$1 has $n QPs, expected $2 more than $(< "$WORK/qp-base")"
+}
+
+# --- sroce-torture in a loop (tests/netfuzz.sh, tests/procfuzz.sh) ---------
+#
+# Verified RC traffic between sroce0 and sroce1 of sroce_pair again and
+# again while something hostile runs next to it: every run must complete
+# with every byte and completion right.  Its files are in $WORK.
+
+# torture_loop_start IP0 IP1 SEED: sroce-torture between sroce0 (IP0) and
+# sroce1 (IP1) in the background, run after run (2 QP pairs, 4 MiB, run n
+# with seed SEED + n) until torture_loop_stop; each run's output in
+# $WORK/torture.log, the loop's pid in $WORK/torture.pid (for an EXIT
+# trap).
+torture_loop_start() {
+	rm -f "$WORK/stop" "$WORK/torture.runs" "$WORK/torture.rc"
+	_torture_loop "$@" &
+	echo $! > "$WORK/torture.pid"
+}
+
+# _torture_loop IP0 IP1 SEED: the loop of torture_loop_start; at its end
+# the number of runs completed in $WORK/torture.runs, the first failure's
+# status (0: none) in $WORK/torture.rc.
+_torture_loop() {
+	local n=0 rc=0 ga gb
+	ga=$(gid_index sroce0 "::ffff:$1")
+	gb=$(gid_index sroce1 "::ffff:$2")
+	while [ ! -e "$WORK/stop" ]; do
+		timeout $((600 * SROCE_TIMEOUT_SCALE)) \
+			"$SROCE_REPO/build/userspace/tools/sroce-torture" \
+			--dev-a sroce0 --dev-b sroce1 --gid-a "$ga" --gid-b "$gb" \
+			--qps 2 --bytes 4M --depth 8 --seed $(($3 + n)) \
+			> "$WORK/torture.log" 2>&1 || { rc=$?; break; }
+		n=$((n + 1))
+	done
+	echo "$n" > "$WORK/torture.runs"
+	echo "$rc" > "$WORK/torture.rc"
+}
+
+# torture_loop_stop: the loop of torture_loop_start ends after its
+# current run.
+torture_loop_stop() {
+	touch "$WORK/stop"
+	wait "$(cat "$WORK/torture.pid")"
+	rm -f "$WORK/torture.pid"
+}
+
+# torture_loop_clean: every run of the loop completed, every byte and
+# completion right, and at least one did.
+torture_loop_clean() {
+	[ -e "$WORK/torture.rc" ] || fail "the torture loop did not finish"
+	echo "sroce-torture runs completed: $(cat "$WORK/torture.runs")"
+	if [ "$(cat "$WORK/torture.rc")" -ne 0 ]; then
+		cat "$WORK/torture.log"
+		fail "sroce-torture failed with status $(cat "$WORK/torture.rc")"
+	fi
+	[ "$(cat "$WORK/torture.runs")" -ge 1 ] || fail "no sroce-torture run completed"
+	tail -n 3 "$WORK/torture.log"
 }
 
 # --- the kernel NFS server over RDMA (tests/nfs.sh, scripts/demo) ---------

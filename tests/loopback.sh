@@ -74,25 +74,7 @@ g1() { gid_index sroce1 "::ffff:$IP1"; }
 g0_6() { gid_index sroce0 "$IP6_0"; }
 
 test_setup() {
-	local n
-	sroce_load
-	sroce_provider_setup
-	for n in all default; do
-		sysctl -qw "net.ipv4.conf.$n.accept_local=1" "net.ipv4.conf.$n.rp_filter=0"
-	done
-	ip link add v0 type veth peer name v1
-	ip addr add "$IP0/24" dev v0
-	ip addr add "$IP1/24" dev v1
-	ip addr add "$IP6_0/64" dev v0 nodad
-	ip addr add "$IP6_1/64" dev v1 nodad
-	ip link set v0 up
-	ip link set v1 up
-	ip link set lo up
-	rdma link add sroce0 type sroce netdev v0
-	rdma link add sroce1 type sroce netdev v1
-	wait_for 10 has_gid sroce0 "::ffff:$IP0"
-	wait_for 10 has_gid sroce1 "::ffff:$IP1"
-	wait_for 10 has_gid sroce0 "$IP6_0"
+	sroce_local_pair "$IP0" "$IP1" "$IP6_0" "$IP6_1"
 	# sroce0's own address is local: its route is through lo.
 	ip route get "$IP0" oif v0 | tee /dev/stderr | grep -q ' dev lo '
 	hw_snapshot sroce0 sroce1 > "$WORK/snap"

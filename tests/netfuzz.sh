@@ -75,54 +75,23 @@ test_setup() {
 	rdma link show
 }
 
-# torture_loop: sroce-torture between sroce0 and sroce1 over and over
-# until $WORK/stop exists; each run's output in $WORK/torture.log, the
-# number of runs in $WORK/torture.runs, the first failure's status in
-# $WORK/torture.rc.
-torture_loop() {
-	local n=0 rc=0
-	local ga gb
-	ga=$(gid_index sroce0 "::ffff:$IP0")
-	gb=$(gid_index sroce1 "::ffff:$IP1")
-	while [ ! -e "$WORK/stop" ]; do
-		timeout $((600 * SROCE_TIMEOUT_SCALE)) "$TORTURE" \
-			--dev-a sroce0 --dev-b sroce1 --gid-a "$ga" --gid-b "$gb" \
-			--qps 2 --bytes 4M --depth 8 --seed $((SEED + n)) \
-			> "$WORK/torture.log" 2>&1 || { rc=$?; break; }
-		n=$((n + 1))
-	done
-	echo "$n" > "$WORK/torture.runs"
-	echo "$rc" > "$WORK/torture.rc"
-}
-
 test_fuzz() {
 	local rc=0
-	rm -f "$WORK/stop"
-	torture_loop &
-	echo $! > "$WORK/torture.pid"
+	torture_loop_start "$IP0" "$IP1" "$SEED"
 	# the torture's QPs are up and in the capture's corpus
 	sleep 2
 	echo "sroce-netfuzz --packets $PACKETS --seed $SEED"
 	ktap_tool "$NETFUZZ" --dev-a sroce0 --dev-b sroce1 \
 		--addr-a "$IP0" --addr-b "$IP1" --alt-a "$ALT0" --alt-b "$ALT1" \
 		--ns-b "$NS" --capture v0 --packets "$PACKETS" --seed "$SEED" || rc=$?
-	touch "$WORK/stop"
-	wait "$(cat "$WORK/torture.pid")"
-	rm -f "$WORK/torture.pid"
+	torture_loop_stop
 	return "$rc"
 }
 
 # Every sroce-torture run during the fuzzing completed, every byte and
 # completion right.
 test_torture_clean() {
-	[ -e "$WORK/torture.rc" ] || fail "the torture loop did not finish"
-	echo "sroce-torture runs completed: $(cat "$WORK/torture.runs")"
-	if [ "$(cat "$WORK/torture.rc")" -ne 0 ]; then
-		cat "$WORK/torture.log"
-		fail "sroce-torture failed with status $(cat "$WORK/torture.rc")"
-	fi
-	[ "$(cat "$WORK/torture.runs")" -ge 1 ] || fail "no sroce-torture run completed"
-	tail -n 3 "$WORK/torture.log"
+	torture_loop_clean
 }
 
 test_fates() {

@@ -56,12 +56,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# no_rc_qps: no RC QP left on a sroce device (the NFS connections are
-# gone; the GSI QPs stay).
-no_rc_qps() {
-	! rdma resource show qp | grep -E '^link sroce[01]/' | grep -q ' type RC '
-}
-
 # no_cm_ids: no RDMA CM ID (a listener, a connection) left on a sroce
 # device.
 no_cm_ids() {
@@ -170,7 +164,7 @@ test_teardown() {
 	[ "$(< /proc/fs/nfsd/threads)" -eq 0 ] || fail "nfsd threads still run"
 	nfs_server_stop
 	! mountpoint -q /proc/fs/nfsd || fail "/proc/fs/nfsd is still mounted"
-	wait_for 30 no_rc_qps || { rdma resource show qp; fail "RC QPs left"; }
+	wait_for 30 no_rc_qps 'sroce[01]' || { rdma resource show qp; fail "RC QPs left"; }
 	wait_for 30 no_cm_ids || { rdma resource show cm_id; fail "CM IDs left"; }
 	umount "$EXPORT"
 	rdma_links_delete sroce1 sroce0

@@ -143,30 +143,6 @@ ctrl_not_live() {
 	! ctrl_state_is "$1" live
 }
 
-# qp_count DEV: the QPs of DEV, kernel ones included (rdma resource
-# show's summary).
-qp_count() {
-	rdma resource show "$1" | sed -nE 's/.* qp ([0-9]+) .*/\1/p'
-}
-
-# qps_settled DEV...: each DEV (if it exists) has no more QPs than it had
-# after set-up (its GSI QP): no queue of the host or the target left.
-qps_settled() {
-	local d
-	for d in "$@"; do
-		rdma_dev_exists "$d" || continue
-		[ "$(qp_count "$d")" -le "$(< "$WORK/qp-base")" ] || return 1
-	done
-}
-
-# qps_above DEV N: DEV has at least N QPs more than after set-up.
-qps_above() {
-	local n
-	n=$(qp_count "$1")
-	echo "$1: $n QPs ($(< "$WORK/qp-base") after set-up)"
-	[ "$n" -ge $(($(< "$WORK/qp-base") + $2)) ] || fail "$1 has $n QPs, expected $2 more than $(< "$WORK/qp-base")"
-}
-
 # fresh: every case starts here: no controller of the host, sroce0 and
 # sroce1 registered, the target listening (an earlier case may have
 # deleted a device and killed the listener with it).
@@ -249,9 +225,6 @@ fio_under_way() {
 # --- the cases --------------------------------------------------------------
 
 test_setup() {
-	local n
-	sroce_load
-	sroce_provider_setup
 	# The target's client registers first, so that the host's is removed
 	# first when a device both use goes away (clients leave in LIFO order).
 	modprobe nvmet
@@ -259,18 +232,7 @@ test_setup() {
 	modprobe nvme-rdma
 	# configfs is a module: qemu/guest-init's mount of it at boot fails.
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
-	for n in all default; do
-		sysctl -qw "net.ipv4.conf.$n.accept_local=1" "net.ipv4.conf.$n.rp_filter=0"
-	done
-	ip link add v0 type veth peer name v1
-	ip addr add "$IP0/24" dev v0
-	ip addr add "$IP1/24" dev v1
-	ip link set v0 up
-	ip link set v1 up
-	rdma link add sroce0 type sroce netdev v0
-	rdma link add sroce1 type sroce netdev v1
-	wait_for 10 has_gid sroce0 "::ffff:$IP0"
-	wait_for 10 has_gid sroce1 "::ffff:$IP1"
+	sroce_local_pair "$IP0" "$IP1"
 
 	# tmpfs has no O_DIRECT: the namespace uses buffered I/O on the file.
 	mkdir "$WORK/tmpfs"
@@ -290,8 +252,7 @@ test_setup() {
 	port_enable
 	rdma resource show cm_id
 	rdma resource show
-	qp_count sroce1 > "$WORK/qp-base"
-	[ -n "$(< "$WORK/qp-base")" ] || fail "no QP count for sroce1"
+	qp_base sroce1
 }
 
 # data_reaches_target: 8 MiB of random bytes written through the host's

@@ -52,36 +52,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# rc_qps DEV_ERE: the RC QPs on the devices matching DEV_ERE.
-rc_qps() {
-	rdma resource show qp | grep -E "^link $1/" | grep ' type RC ' || true
-}
-
-no_rc_qps() {
-	[ -z "$(rc_qps 'sroce[01]')" ]
-}
-
 test_setup() {
-	local n
 	modprobe -a rds rds_rdma
-	sroce_load
-	# For ibv_devinfo (has_gid), not for RDS: the kernel's own.
-	sroce_provider_setup
-	for n in all default; do
-		sysctl -qw "net.ipv4.conf.$n.accept_local=1" "net.ipv4.conf.$n.rp_filter=0"
-	done
-	ip link add v0 type veth peer name v1
-	ip addr add "$IP0/24" dev v0
+	# The provider for ibv_devinfo (has_gid), not for RDS: the kernel's
+	# own.
+	sroce_local_pair "$IP0" "$IP1"
 	ip addr add "$IP0B/24" dev v0
-	ip addr add "$IP1/24" dev v1
-	ip link set v0 up
-	ip link set v1 up
-	ip link set lo up
-	rdma link add sroce0 type sroce netdev v0
-	rdma link add sroce1 type sroce netdev v1
-	wait_for 10 has_gid sroce0 "::ffff:$IP0"
 	wait_for 10 has_gid sroce0 "::ffff:$IP0B"
-	wait_for 10 has_gid sroce1 "::ffff:$IP1"
 	hw_snapshot sroce0 sroce1 > "$WORK/snap"
 }
 
@@ -115,7 +92,7 @@ test_counters() {
 test_teardown() {
 	modprobe -r rds_rdma
 	! lsmod | grep -q '^rds_rdma ' || fail "rds_rdma still loaded"
-	wait_for 30 no_rc_qps || { rc_qps 'sroce[01]'; fail "RC QPs left"; }
+	wait_for 30 no_rc_qps 'sroce[01]' || { rc_qps 'sroce[01]'; fail "RC QPs left"; }
 	no_user_objects 'sroce[01]' qp cq mr pd
 	rdma_links_delete sroce1 sroce0
 	sroce_rmmod

@@ -60,23 +60,8 @@ result() {
 }
 
 test_setup() {
-	local n
 	[ -x "$SCALETEST" ] || fail "$SCALETEST is not built"
-	sroce_load
-	sroce_provider_setup
-	for n in all default; do
-		sysctl -qw "net.ipv4.conf.$n.accept_local=1" "net.ipv4.conf.$n.rp_filter=0"
-	done
-	ip link add v0 type veth peer name v1
-	ip addr add "$IP0/24" dev v0
-	ip addr add "$IP1/24" dev v1
-	ip link set v0 up
-	ip link set v1 up
-	ip link set lo up
-	rdma link add sroce0 type sroce netdev v0
-	rdma link add sroce1 type sroce netdev v1
-	wait_for 10 has_gid sroce0 "::ffff:$IP0"
-	wait_for 10 has_gid sroce1 "::ffff:$IP1"
+	sroce_local_pair "$IP0" "$IP1"
 }
 
 # The limits a user meets first: the device's (ibv_devinfo -v) and the

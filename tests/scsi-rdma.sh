@@ -99,29 +99,6 @@ backstore() {
 	echo 1 > "$d/enable"
 }
 
-# qp_count DEV: the QPs of DEV, kernel ones included (rdma resource
-# show's summary).
-qp_count() {
-	rdma resource show "$1" | sed -nE 's/.* qp ([0-9]+) .*/\1/p'
-}
-
-# qps_settled DEV...: each DEV has no more QPs than after set-up (its GSI
-# QP): no connection of an initiator or a target left.
-qps_settled() {
-	local d
-	for d in "$@"; do
-		[ "$(qp_count "$d")" -le "$(< "$WORK/qp-base")" ] || return 1
-	done
-}
-
-# qps_above DEV N: DEV has at least N QPs more than after set-up.
-qps_above() {
-	local n
-	n=$(qp_count "$1")
-	echo "$1: $n QPs ($(< "$WORK/qp-base") after set-up)"
-	[ "$n" -ge $(($(< "$WORK/qp-base") + $2)) ] || fail "$1 has $n QPs, expected $2 more than $(< "$WORK/qp-base")"
-}
-
 # disk_check DISK FILE: 8 MiB of random bytes written to /dev/DISK (O_DIRECT)
 # are in the target's FILE and read back the same; then fio's 4 KiB random
 # read/write with every written block checked (crc32c).
@@ -151,33 +128,18 @@ disk_check() {
 }
 
 test_setup() {
-	local n
-	sroce_load
-	sroce_provider_setup
 	modprobe configfs
 	# configfs is a module: qemu/guest-init's mount of it at boot fails.
 	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
 	modprobe -a sd_mod target_core_mod target_core_file
-	for n in all default; do
-		sysctl -qw "net.ipv4.conf.$n.accept_local=1" "net.ipv4.conf.$n.rp_filter=0"
-	done
-	ip link add v0 type veth peer name v1
-	ip addr add "$IP0/24" dev v0
-	ip addr add "$IP1/24" dev v1
-	ip link set v0 up
-	ip link set v1 up
-	rdma link add sroce0 type sroce netdev v0
-	rdma link add sroce1 type sroce netdev v1
-	wait_for 10 has_gid sroce0 "::ffff:$IP0"
-	wait_for 10 has_gid sroce1 "::ffff:$IP1"
+	sroce_local_pair "$IP0" "$IP1"
 	mkdir "$WORK/tmpfs"
 	mount -t tmpfs -o size=$((2 * DISK_MIB + 16))m tmpfs "$WORK/tmpfs"
 	backstore 0 iser
 	backstore 1 srp
 	ls "$CORE"/fileio_*
 	rdma resource show
-	qp_count sroce1 > "$WORK/qp-base"
-	[ -n "$(< "$WORK/qp-base")" ] || fail "no QP count for sroce1"
+	qp_base sroce1
 }
 
 # --- iSER -------------------------------------------------------------------

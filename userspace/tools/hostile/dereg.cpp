@@ -232,7 +232,7 @@ bool f4_dereg_under_traffic(device &a, device &b)
 		CHECK(dereg_round(
 			a, b, r % 2 == 0 ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
 			r));
-	CHECK(pair_works(a, b));
+	CHECK(new_rc_pair_works(a, b));
 	return true;
 }
 

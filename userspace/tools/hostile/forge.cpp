@@ -141,34 +141,4 @@ bool counter_moved_by(const device &d, const char *name, long long before,
 	return true;
 }
 
-bool still_carries(endpoint &a, endpoint &b, std::uint32_t msg)
-{
-	const std::uint32_t len = 3000;
-
-	REQUIRE(qp_state(a.qp.get()) == IBV_QPS_RTS);
-	REQUIRE(qp_state(b.qp.get()) == IBV_QPS_RTS);
-	std::memset(b.buf.data(), 0, len);
-	fill(a.buf.data(), len, msg);
-	REQUIRE(post_recv(b, 900 + msg, 0, len) == 0);
-	REQUIRE(post_send(a, 900 + msg, 0, len) == 0);
-	REQUIRE(expect_wc("A's checking send", a.scq, 900 + msg, IBV_WC_SUCCESS,
-			  IBV_WC_SEND));
-	REQUIRE(expect_wc("B's checking receive", b.rcq, 900 + msg,
-			  IBV_WC_SUCCESS, IBV_WC_RECV));
-	REQUIRE(mismatch(b.buf.data(), len, msg) < 0);
-	return true;
-}
-
-bool pair_works(device &a, device &b)
-{
-	endpoint x, y;
-
-	ktap::note("a fresh pair between %s and %s", a.name.c_str(),
-		   b.name.c_str());
-	REQUIRE(make_qp_pair(x, y, a, b));
-	REQUIRE(still_carries(x, y, 77));
-	REQUIRE(still_carries(y, x, 78));
-	return true;
-}
-
 } /* namespace hostile */

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "pair_traffic.h"
 #include "qp_pair.h"
 #include "verbs_util.h"
 
@@ -81,12 +82,6 @@ std::uint32_t mtu_bytes(ibv_mtu mtu);
  */
 bool counter_moved_by(const device &d, const char *name, long long before,
 		      long long n);
-
-/* A fresh pair on a and b carries a message both ways, every byte checked. */
-bool pair_works(device &a, device &b);
-
-/* a's QP and b's QP still in RTS, and a message A to B arrives whole. */
-bool still_carries(endpoint &a, endpoint &b, std::uint32_t msg);
 
 /* ---- the checks, one per finding -------------------------------------- */
 

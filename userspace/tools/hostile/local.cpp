@@ -138,7 +138,7 @@ bool f2_rewound_producer(device &a, device &b)
 		       "WQE %u succeeded though B never answered", i);
 	}
 	CHECK(no_wc("A's send CQ after its WQEs", x.scq, 200));
-	CHECK(pair_works(a, b));
+	CHECK(new_rc_pair_works(a, b));
 	return true;
 }
 
@@ -184,7 +184,7 @@ bool f5_requester_budget(device &a, device &b)
 	CHECK(expect_wc("the last send", x.scq, n - 1, IBV_WC_SUCCESS,
 			IBV_WC_SEND));
 	CHECK(counter_moved_by(a, "tx_packets", tx_before, n));
-	CHECK(pair_works(a, b));
+	CHECK(new_rc_pair_works(a, b));
 	return true;
 }
 

@@ -230,8 +230,8 @@ bool f1_replays_fill_resources(device &a, device &b)
 	REQUIRE(post_rdma(x, y, 2, IBV_WR_RDMA_READ, nullptr, 0, 0) == 0);
 	CHECK(expect_wc("A's zero-length READ", x.scq, 2, IBV_WC_SUCCESS,
 			IBV_WC_RDMA_READ));
-	CHECK(still_carries(x, y, 11));
-	CHECK(pair_works(a, b));
+	CHECK(send_arrives(x, y, 11));
+	CHECK(new_rc_pair_works(a, b));
 	return true;
 }
 
@@ -274,7 +274,7 @@ bool f3_blind_nak(device &a, device &b)
 	}
 	CHECK(counter_moved_by(b, "bad_responses", bad_before,
 			       rounds * per_round));
-	CHECK(still_carries(y, x, 12));
+	CHECK(send_arrives(y, x, 12));
 	return true;
 }
 
@@ -291,7 +291,7 @@ bool f4_write_after_dereg(device &a, device &b)
 		y.mr.reset();
 		return true;
 	}));
-	CHECK(pair_works(a, b));
+	CHECK(new_rc_pair_works(a, b));
 	return true;
 }
 
@@ -331,7 +331,7 @@ bool f4_write_after_local_inv(device &a, device &b)
 				  IBV_WC_LOCAL_INV));
 		return true;
 	}));
-	CHECK(pair_works(a, b));
+	CHECK(new_rc_pair_works(a, b));
 	return true;
 }
 
@@ -388,7 +388,7 @@ bool f4_read_after_dereg(device &a, device &b)
 		   "after it (at most 40 allowed)",
 		   before, len, got, sent);
 	CHECK(tx_at_dereg >= 0 && sent <= 40);
-	CHECK(pair_works(a, b));
+	CHECK(new_rc_pair_works(a, b));
 	return true;
 }
 
@@ -419,7 +419,7 @@ bool f6_read_amplification(device &a, device &b)
 	ktap::note("B sent %lld packets for one duplicate READ of %u packets",
 		   tx, len / mtu);
 	CHECK(tx < 16);
-	CHECK(still_carries(x, y, 13));
+	CHECK(send_arrives(x, y, 13));
 	return true;
 }
 
@@ -460,7 +460,7 @@ bool f6_replay_then_read(device &a, device &b)
 	EXPECT(mismatch(x.buf.data() + len, len, 2) < 0,
 	       "A's second READ's bytes");
 	CHECK(counter_moved_by(b, "duplicate_requests", dup_before, 1));
-	CHECK(still_carries(x, y, 14));
+	CHECK(send_arrives(x, y, 14));
 	return true;
 }
 
@@ -485,7 +485,7 @@ bool f9_cnp(device &a, device &b)
 	CHECK(counter_moved_by(b, "rx_cnp", cnp_before, 1));
 	CHECK(not_succeeded("B's SEND before the READ", y.scq, 1));
 	CHECK(not_succeeded("B's zero-length READ", y.scq, 2));
-	CHECK(pair_works(a, b));
+	CHECK(new_rc_pair_works(a, b));
 	return true;
 }
 
@@ -522,7 +522,7 @@ bool f9_reserved_aeth(device &a, device &b)
 		/* Nothing answers it: it runs out of retries. */
 		CHECK(wc->status == IBV_WC_RETRY_EXC_ERR);
 	}
-	CHECK(pair_works(a, b));
+	CHECK(new_rc_pair_works(a, b));
 	return true;
 }
 

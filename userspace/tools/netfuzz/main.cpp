@@ -50,6 +50,7 @@
 #include "completion.h"
 #include "ktap.h"
 #include "mutate.h"
+#include "pair_traffic.h"
 #include "qp_pair.h"
 #include "verbs_util.h"
 #include "victims.h"
@@ -409,36 +410,6 @@ bool check_counters(run &r)
 	return true;
 }
 
-// A new RC pair: SEND, WRITE and READ of 8 KiB, every byte checked.
-bool still_works(run &r)
-{
-	endpoint a, b;
-	qp_opts o;
-	o.mr_access = o.qp_access = IBV_ACCESS_LOCAL_WRITE |
-				    IBV_ACCESS_REMOTE_WRITE |
-				    IBV_ACCESS_REMOTE_READ;
-	REQUIRE(make_qp_pair(a, b, r.dev[0], r.dev[1], o));
-	constexpr std::uint32_t len = 8192;
-	fill(a.buf.data(), len, 1);
-	REQUIRE(post_recv(b, 1, 0, len) == 0);
-	REQUIRE(post_send(a, 2, 0, len) == 0);
-	REQUIRE(expect_wc("send", a.scq, 2, IBV_WC_SUCCESS, IBV_WC_SEND));
-	REQUIRE(expect_wc("recv", b.rcq, 1, IBV_WC_SUCCESS, IBV_WC_RECV));
-	CHECK(mismatch(b.buf.data(), len, 1) < 0);
-	fill(a.buf.data() + len, len, 2);
-	ibv_sge sge{a.addr(len), len, a.mr->lkey};
-	REQUIRE(post_rdma(a, b, 3, IBV_WR_RDMA_WRITE, &sge, 1, len) == 0);
-	REQUIRE(expect_wc("write", a.scq, 3, IBV_WC_SUCCESS,
-			  IBV_WC_RDMA_WRITE));
-	CHECK(mismatch(b.buf.data() + len, len, 2) < 0);
-	fill(b.buf.data() + 2 * len, len, 3);
-	sge = {a.addr(2 * len), len, a.mr->lkey};
-	REQUIRE(post_rdma(a, b, 4, IBV_WR_RDMA_READ, &sge, 1, 2 * len) == 0);
-	REQUIRE(expect_wc("read", a.scq, 4, IBV_WC_SUCCESS, IBV_WC_RDMA_READ));
-	CHECK(mismatch(a.buf.data() + 2 * len, len, 3) < 0);
-	return true;
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -461,6 +432,7 @@ int main(int argc, char **argv)
 	ktap::begin();
 	if (!set_up)
 		ktap::fail("no setup");
-	ktap::end("still-works", set_up && still_works(r));
+	ktap::end("still-works",
+		  set_up && new_rc_pair_works(r.dev[0], r.dev[1]));
 	return ktap::exit_status();
 }

@@ -46,7 +46,7 @@ void sroce_mr_dev_cleanup(struct sroce_dev *sdev)
  * IBTA 10.6.3.1: remote write and remote atomic access require local write
  * access; anything outside SROCE_MR_ACCESS_OK is refused.
  */
-static int sroce_mr_check_access(int access)
+int sroce_mr_check_access(int access)
 {
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_ACCESS_LOCAL_WRITE))
@@ -66,6 +66,8 @@ static void sroce_mr_free_work(struct work_struct *work)
 	kfree(mr->fr_pages);
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
+	if (mr->dm)
+		sroce_dm_put(mr->dm);
 	kfree_rcu(mr, rcu);
 	/* Last: the device may be waiting for it (sroce_mr_dev_cleanup()). */
 	if (atomic_dec_and_test(&sdev->mr_count))
@@ -88,10 +90,10 @@ void sroce_mr_put(struct sroce_mr *mr)
 }
 
 /*
- * Common tail of both registrations: count, key, publish.  On failure
- * nothing of this is left; the caller still owns @mr and its umem.
+ * Common tail of every registration: count, key, publish.  On failure
+ * nothing of this is left; the caller still owns @mr, its umem or DM.
  */
-static int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
+int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
 	int ret;
 
@@ -371,9 +373,9 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, int access, u64 va,
 
 /*
  * The kernel address of @va in @mr, and in *@room the bytes from there on
- * that are contiguous (to the end of its page; without limit for the DMA
- * MR); NULL beyond the region's pages.  A user page is kmapped: give the
- * address back to sroce_mr_unmap().
+ * that are contiguous (to the end of its page; to the region's end for a
+ * DM MR; without limit for the DMA MR); NULL beyond the region's pages.
+ * A user page is kmapped: give the address back to sroce_mr_unmap().
  */
 static u8 *sroce_mr_map(struct sroce_mr *mr, u64 va, u64 *room)
 {
@@ -387,6 +389,11 @@ static u8 *sroce_mr_map(struct sroce_mr *mr, u64 va, u64 *room)
 		*room = mr->fr_page_size - (off & mask);
 		return (u8 *)(uintptr_t)(mr->fr_pages[off / mr->fr_page_size] +
 					 (off & mask));
+	}
+	if (mr->dm) {
+		/* vmalloc memory: contiguous to the region's end. */
+		*room = mr->iova + mr->length - va;
+		return mr->dm_buf + (va - mr->iova);
 	}
 	if (!mr->umem) {
 		*room = U64_MAX;

@@ -14,6 +14,7 @@
 
 struct scatterlist;
 struct sroce_dev;
+struct sroce_dm;
 struct sk_buff;
 
 /**
@@ -34,7 +35,10 @@ struct sk_buff;
  *	before they hold a reference
  * @pd: the owning PD
  * @umem: the pinned user pages, or NULL for the DMA MR (kernel virtual
- *	addresses) and fast-registration regions
+ *	addresses), fast-registration and device memory regions
+ * @dm: the device memory of a DM MR (ibv_reg_dm_mr(); it holds a reference
+ *	to it), else NULL
+ * @dm_buf: for a DM MR, the kernel address of its first byte (@iova)
  * @pages: @umem's pages in order, for constant-time lookup by offset
  * @npages: entries of @pages
  * @iova: first address of the region as the key's users name it
@@ -68,6 +72,8 @@ struct sroce_mr {
 	struct rcu_head rcu;
 	struct ib_pd *pd;
 	struct ib_umem *umem;
+	struct sroce_dm *dm;
+	u8 *dm_buf;
 	struct page **pages;
 	unsigned long npages;
 	u64 iova;
@@ -100,6 +106,8 @@ enum sroce_mr_copy_dir {
 	SROCE_MR_FROM_BUF,	/* write the region */
 };
 
+int sroce_mr_check_access(int access);
+int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr);
 struct ib_mr *sroce_mr_get_dma(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);

@@ -237,13 +237,17 @@ static int UVERBS_HANDLER(SROCE_METHOD_DM_QUERY)(struct uverbs_attr_bundle *attr
 					     &resp, sizeof(resp));
 }
 
-DECLARE_UVERBS_NAMED_METHOD(SROCE_METHOD_DM_QUERY,
-	UVERBS_ATTR_IDR(SROCE_ATTR_QUERY_DM_HANDLE, UVERBS_OBJECT_DM,
-			UVERBS_ACCESS_READ, UA_MANDATORY),
-	UVERBS_ATTR_PTR_OUT(SROCE_ATTR_QUERY_DM_RESP,
-			    UVERBS_ATTR_STRUCT(struct sroce_dm_query_resp,
-					       length),
-			    UA_MANDATORY));
+#define SROCE_DM_QUERY_HANDLE_ATTR                                             \
+	UVERBS_ATTR_IDR(SROCE_ATTR_QUERY_DM_HANDLE, UVERBS_OBJECT_DM,          \
+			UVERBS_ACCESS_READ, UA_MANDATORY)
+#define SROCE_DM_QUERY_RESP_ATTR                                               \
+	UVERBS_ATTR_PTR_OUT(SROCE_ATTR_QUERY_DM_RESP,                          \
+			    UVERBS_ATTR_STRUCT(struct sroce_dm_query_resp,     \
+					       length),                        \
+			    UA_MANDATORY)
+
+DECLARE_UVERBS_NAMED_METHOD(SROCE_METHOD_DM_QUERY, SROCE_DM_QUERY_HANDLE_ATTR,
+			    SROCE_DM_QUERY_RESP_ATTR);
 
 DECLARE_UVERBS_GLOBAL_METHODS(UVERBS_OBJECT_DM,
 			      &UVERBS_METHOD(SROCE_METHOD_DM_QUERY));

@@ -169,8 +169,8 @@ int sroce_dm_dealloc(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs)
  * The region's addresses run from 0 to @attr->length; it is a region like
  * any other for local SGEs and for remote access by its rkey.
  *
- * Return: the region, or ERR_PTR(): -EINVAL for a length of 0, a range
- * outside the DM or bad access flags, -ENOMEM.
+ * Return: the region, or ERR_PTR(): -EINVAL for a range outside the DM
+ * or bad access flags, -ENOMEM.
  */
 struct ib_mr *sroce_dm_reg_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
 			      struct ib_dm_mr_attr *attr,
@@ -184,8 +184,12 @@ struct ib_mr *sroce_dm_reg_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
 	ret = sroce_mr_check_access(access);
 	if (ret)
 		return ERR_PTR(ret);
-	/* The core checks the range too; the DM's memory is at stake. */
-	if (!attr->length || attr->offset > ibdm->length ||
+	/*
+	 * The core checks the range too; the DM's memory is at stake.  A
+	 * region of 0 bytes is allowed (rdma-core's suite registers one):
+	 * only accesses of 0 bytes pass its bounds check.
+	 */
+	if (attr->offset > ibdm->length ||
 	    attr->length > ibdm->length - attr->offset)
 		return ERR_PTR(-EINVAL);
 

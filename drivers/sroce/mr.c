@@ -23,7 +23,8 @@
 /*
  * Access flags a registration may carry.  IB_ACCESS_HUGETLB and the
  * optional range (relaxed ordering) are hints without effect here.
- * Zero-based and on-demand regions are not offered.
+ * On-demand regions are not offered; zero-based ones only over device
+ * memory (dm.c, which takes IB_ZERO_BASED off before the check).
  */
 #define SROCE_MR_ACCESS_OK						\
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |		\

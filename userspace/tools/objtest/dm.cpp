@@ -9,7 +9,8 @@
  *               ibv_memcpy_to_dm() / _from_dm() round-trip and refuse
  *               offsets and lengths outside the allocation or not
  *               multiples of 4 (nothing written); ibv_reg_dm_mr() refuses
- *               ranges beyond the DM and a region not zero-based; a DM a
+ *               ranges beyond the DM and a region not zero-based, takes
+ *               one of 0 bytes; a DM a
  *               region uses cannot be freed (EBUSY) and can after
  *               ibv_dereg_mr(); ibv_import_dm() of the handle from an
  *               imported context sees the same memory, a handle naming no
@@ -166,6 +167,11 @@ bool check_dm(device &d, const char * /*arg*/)
 		ibv_reg_dm_mr(pd.get(), dm.get(), 0, 64,
 			      IBV_ACCESS_ZERO_BASED | IBV_ACCESS_REMOTE_WRITE),
 		EINVAL, "reg_dm_mr, remote write without local"));
+	/* A region of 0 bytes is a region (rdma-core's suite makes some). */
+	ibv_mr *empty = ibv_reg_dm_mr(pd.get(), dm.get(), 8, 0, dm_access);
+	CHECK(empty != nullptr && empty->length == 0);
+	if (empty != nullptr)
+		CHECK(ibv_dereg_mr(empty) == 0);
 	ibv_mr *mr =
 		ibv_reg_dm_mr(pd.get(), dm.get(), 4096, len - 4096, dm_access);
 	REQUIRE(mr != nullptr);

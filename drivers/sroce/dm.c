@@ -6,8 +6,8 @@
  * A hardware device has a little on-chip memory; sroce's is kernel memory
  * (vmalloc, zeroed, charged to the allocating process's memory cgroup), at
  * most SROCE_MAX_DM_SIZE bytes per device in all of its allocations, each
- * counted in whole pages.  The device advertises that bound as
- * max_dm_size.
+ * counted in whole pages from ibv_alloc_dm() to ibv_free_dm().  The
+ * device advertises that bound as max_dm_size.
  *
  * User space maps a DM as it maps a ring (queue.c): its buffer is published
  * as an mmap entry of the context, found by SROCE_METHOD_DM_QUERY (also by
@@ -33,13 +33,12 @@
 
 #include "sroce.h"
 
-/* The last reference: free the memory and give it back to the budget. */
+/* The last reference: free the memory (dealloc_dm gave back the budget). */
 static void sroce_dm_release(struct kref *ref)
 {
 	struct sroce_dm *dm = container_of(ref, struct sroce_dm, ref);
 
 	vfree(dm->buf);
-	atomic_long_sub(dm->size, &dm->sdev->dm_used);
 	kfree(dm);
 }
 
@@ -120,7 +119,6 @@ struct ib_dm *sroce_dm_alloc(struct ib_device *ibdev, struct ib_ucontext *ibuc,
 	if (!dm->buf)
 		goto err_free_dm;
 	kref_init(&dm->ref);
-	dm->sdev = sdev;
 	dm->size = size;
 
 	ret = sroce_dm_add_mmap(dm, ibuc);
@@ -143,8 +141,13 @@ err_unaccount:
  * @attrs: unused
  *
  * No new mmap() finds the DM; a mapping made before keeps its pages (a
- * page reference each) until it is unmapped.  The memory goes back to the
- * device's budget once the last region that used it is freed.
+ * page reference each) until it is unmapped.  Its pages go back to the
+ * device's budget at once: no region uses the DM any more, so nothing
+ * can reach it by a key, and a new ibv_alloc_dm() right after
+ * ibv_free_dm() must not fail for want of them.  The memory itself is
+ * freed with the last reference, once the last data-path user of a
+ * region that used it is gone (a deregistered region is freed
+ * asynchronously, mr.c).
  *
  * Return: 0.
  */
@@ -152,6 +155,7 @@ int sroce_dm_dealloc(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs)
 {
 	struct sroce_dm *dm = to_sdm(ibdm);
 
+	atomic_long_sub(dm->size, &to_sdev(ibdm->device)->dm_used);
 	rdma_user_mmap_entry_remove(&dm->mmap->rdma);
 	sroce_dm_put(dm);
 	return 0;

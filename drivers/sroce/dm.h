@@ -21,9 +21,7 @@ struct sroce_mmap_entry;
  * @ref: one reference of the DM handle (dropped by dealloc_dm), one of
  *	the mmap entry (sroce_queue_mmap_free()), one of each DM MR over it
  *	(dropped when the region is freed, which may be after its
- *	deregistration); the last one frees @buf and gives its pages back to
- *	the device's budget
- * @sdev: the device whose budget (@sdev->dm_used) holds @size
+ *	deregistration); the last one frees @buf
  * @buf: the memory, zeroed, @size bytes, virtually contiguous (vmalloc)
  * @size: @ibdm.length rounded up to pages
  * @mmap: the entry user space maps @buf by; removed by dealloc_dm
@@ -31,7 +29,6 @@ struct sroce_mmap_entry;
 struct sroce_dm {
 	struct ib_dm ibdm;
 	struct kref ref;
-	struct sroce_dev *sdev;
 	void *buf;
 	size_t size;
 	struct sroce_mmap_entry *mmap;

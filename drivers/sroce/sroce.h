@@ -76,8 +76,8 @@
  *	dead fields of every region, and the registration of every
  *	fast-registration region (key, range, access, pages, valid); irqsave.
  * @mw_count: live memory windows; atomic, bounded by SROCE_MAX_MW.
- * @dm_used: bytes of device memory allocated (dm.c), in whole pages;
- *	atomic, bounded by SROCE_MAX_DM_SIZE.
+ * @dm_used: bytes of device memory allocated and not freed (dm.c), in
+ *	whole pages; atomic, bounded by SROCE_MAX_DM_SIZE.
  * @atomic_lock: makes the responder's atomics atomic with respect to each
  *	other on this device (IB_ATOMIC_HCA); taken with interrupts off.
  * @qp_count: live queue pairs; atomic, bounded by SROCE_MAX_QP.

@@ -9,9 +9,9 @@
  *               ibv_memcpy_to_dm() / _from_dm() round-trip and refuse
  *               offsets and lengths outside the allocation or not
  *               multiples of 4 (nothing written); ibv_reg_dm_mr() refuses
- *               ranges beyond the DM and a region not zero-based, takes
- *               one of 0 bytes; a DM a
- *               region uses cannot be freed (EBUSY) and can after
+ *               ranges beyond the DM, a region not zero-based and one
+ *               on demand (IBV_ACCESS_ON_DEMAND), takes one of 0 bytes; a
+ *               DM a region uses cannot be freed (EBUSY) and can after
  *               ibv_dereg_mr(); ibv_import_dm() of the handle from an
  *               imported context sees the same memory, a handle naming no
  *               DM is refused
@@ -167,6 +167,13 @@ bool check_dm(device &d, const char * /*arg*/)
 		ibv_reg_dm_mr(pd.get(), dm.get(), 0, 64,
 			      IBV_ACCESS_ZERO_BASED | IBV_ACCESS_REMOTE_WRITE),
 		EINVAL, "reg_dm_mr, remote write without local"));
+	/*
+	 * Device memory has no pages to fault in: a DM MR is never an
+	 * on-demand one, though the device offers ODP for user regions.
+	 */
+	CHECK(refused(ibv_reg_dm_mr(pd.get(), dm.get(), 0, 64,
+				    dm_access | IBV_ACCESS_ON_DEMAND),
+		      EINVAL, "reg_dm_mr on demand"));
 	/* A region of 0 bytes is a region (rdma-core's suite makes some). */
 	ibv_mr *empty = ibv_reg_dm_mr(pd.get(), dm.get(), 8, 0, dm_access);
 	CHECK(empty != nullptr && empty->length == 0);
@@ -247,6 +254,9 @@ bool check_dm_traffic(device &d, const char * /*arg*/)
 	o.qp_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		      IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	o.max_rd_atomic = o.max_dest_rd_atomic = 4;
+	/* device_check_main() opens the device without choosing a GID. */
+	if (d.gid_index < 0)
+		REQUIRE(use_gid(d));
 	REQUIRE(make_qp_pair(a, b, d, d, o));
 
 	const std::size_t len = 4096;

@@ -80,6 +80,19 @@ test_import() {
 	objtest import
 }
 
+# Device memory: alloc, memcpy, DM MRs, import (sroce-objtest dm).  One
+# tool per case: ktap_tool nests one block of subtests per case.
+test_dm() {
+	objtest dm
+	no_user_objects sroce0 mr pd
+}
+
+# DM MRs as local SGEs and remote targets between two QPs of sroce0.
+test_dm_traffic() {
+	objtest dm-traffic
+	no_user_objects sroce0 qp mr cq pd
+}
+
 # rdma resource show, run by the tool while it holds a PD, an MR and a CQ;
 # the tool relays what it printed as diagnostics ("# dev sroce0 ...").
 test_resource_show() {
@@ -122,6 +135,8 @@ cases() {
 	run_test "a CQ on a completion channel arms, no spurious event" test_channel
 	run_test "parent and thread domains, the application's allocator" test_parent_domain
 	run_test "ibv_import_device, _pd and _mr on a shared uverbs file" test_import
+	run_test "device memory: alloc_dm, memcpy, DM MRs, import" test_dm
+	run_test "device memory: DM MRs in SEND, WRITE, READ, atomics" test_dm_traffic
 	run_test "rdma resource show lists the objects" test_resource_show
 	run_test "process exit destroys its objects" test_exit_cleans_up
 	run_test "rmmod with an open context unloads, the context outlives it" test_rmmod_with_open_context

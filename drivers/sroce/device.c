@@ -200,6 +200,7 @@ int sroce_dev_query(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_mw = SROCE_MAX_MW;
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FR_PAGES;
 	attr->max_mr_size = SROCE_MAX_MR_SIZE;
+	attr->max_dm_size = SROCE_MAX_DM_SIZE;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->max_pkeys = SROCE_PKEY_TBL_LEN;
 	attr->max_qp = SROCE_MAX_QP;

@@ -25,8 +25,9 @@
  * Access flags a registration may carry.  IB_ACCESS_HUGETLB and the
  * optional range (relaxed ordering) are hints without effect here, but
  * for an on-demand paging region (odp.c), which then maps huge pages.
- * Zero-based regions are not offered; IB_ACCESS_ON_DEMAND only for user
- * regions (sroce_mr_reg_user()).
+ * IB_ACCESS_ON_DEMAND only for user regions (sroce_mr_reg_user());
+ * zero-based regions only over device memory (dm.c, which takes
+ * IB_ZERO_BASED off before the check).
  */
 #define SROCE_MR_ACCESS_OK						\
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |		\
@@ -49,7 +50,7 @@ void sroce_mr_dev_cleanup(struct sroce_dev *sdev)
  * IBTA 10.6.3.1: remote write and remote atomic access require local write
  * access; anything outside SROCE_MR_ACCESS_OK is refused.
  */
-static int sroce_mr_check_access(int access)
+int sroce_mr_check_access(int access)
 {
 	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & IB_ACCESS_LOCAL_WRITE))
@@ -71,6 +72,8 @@ static void sroce_mr_free_work(struct work_struct *work)
 	ib_umem_release(mr->umem);
 	if (mr->odp)
 		sroce_odp_release(mr);
+	if (mr->dm)
+		sroce_dm_put(mr->dm);
 	kfree_rcu(mr, rcu);
 	/* Last: the device may be waiting for it (sroce_mr_dev_cleanup()). */
 	if (atomic_dec_and_test(&sdev->mr_count))
@@ -93,8 +96,8 @@ void sroce_mr_put(struct sroce_mr *mr)
 }
 
 /*
- * What a user or on-demand region names: its PD, addresses and rights,
- * in sroce's fields and the core's.
+ * What a user, on-demand or device memory region names: its PD,
+ * addresses and rights, in sroce's fields and the core's.
  */
 void sroce_mr_set_range(struct sroce_mr *mr, struct ib_pd *ibpd, u64 iova,
 			u64 length, int access)
@@ -110,9 +113,9 @@ void sroce_mr_set_range(struct sroce_mr *mr, struct ib_pd *ibpd, u64 iova,
 }
 
 /*
- * Common tail of every registration (odp.c's too): count, key, publish.
- * On failure nothing of this is left; the caller still owns @mr and its
- * umem.
+ * Common tail of every registration (odp.c's and dm.c's too): count, key,
+ * publish.  On failure nothing of this is left; the caller still owns @mr,
+ * its umem or DM.
  */
 int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr)
 {
@@ -399,9 +402,9 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, int access, u64 va,
 
 /*
  * The kernel address of @va in @mr, and in *@room the bytes from there on
- * that are contiguous (to the end of its page; without limit for the DMA
- * MR); NULL beyond the region's pages.  A user page is kmapped: give the
- * address back to sroce_mr_unmap().
+ * that are contiguous (to the end of its page; to the region's end for a
+ * DM MR; without limit for the DMA MR); NULL beyond the region's pages.
+ * A user page is kmapped: give the address back to sroce_mr_unmap().
  */
 static u8 *sroce_mr_map(struct sroce_mr *mr, u64 va, u64 *room)
 {
@@ -415,6 +418,11 @@ static u8 *sroce_mr_map(struct sroce_mr *mr, u64 va, u64 *room)
 		*room = mr->fr_page_size - (off & mask);
 		return (u8 *)(uintptr_t)(mr->fr_pages[off / mr->fr_page_size] +
 					 (off & mask));
+	}
+	if (mr->dm) {
+		/* vmalloc memory: contiguous to the region's end. */
+		*room = mr->iova + mr->length - va;
+		return mr->dm_buf + (va - mr->iova);
 	}
 	if (!mr->umem) {
 		*room = U64_MAX;

@@ -16,6 +16,7 @@ struct scatterlist;
 struct sroce_dev;
 struct ib_umem_odp;
 struct sroce_odp_imp;
+struct sroce_dm;
 struct sk_buff;
 
 /**
@@ -36,13 +37,17 @@ struct sk_buff;
  *	before they hold a reference
  * @pd: the owning PD
  * @umem: the pinned user pages, or NULL for the DMA MR (kernel virtual
- *	addresses), fast-registration and on-demand paging regions
+ *	addresses), fast-registration, on-demand paging and device memory
+ *	regions
  * @odp: an on-demand paging region's pages (odp.c), or NULL; for an
  *	implicit region (the whole address space) the root of @odp_imp's
  * @odp_imp: an implicit region's children, one umem per chunk of the
  *	address space, created as pages are faulted in (odp.c)
  * @odp_lock: held for reading across each copy to or from a page of @odp,
  *	for writing while the MMU notifier takes pages away (odp.c)
+ * @dm: the device memory of a DM MR (ibv_reg_dm_mr(); it holds a reference
+ *	to it), else NULL
+ * @dm_buf: for a DM MR, the kernel address of its first byte (@iova)
  * @pages: @umem's pages in order, for constant-time lookup by offset
  * @npages: entries of @pages
  * @iova: first address of the region as the key's users name it
@@ -79,6 +84,8 @@ struct sroce_mr {
 	struct ib_umem_odp *odp;
 	struct sroce_odp_imp *odp_imp;
 	rwlock_t odp_lock; /* see @odp_lock above */
+	struct sroce_dm *dm;
+	u8 *dm_buf;
 	struct page **pages;
 	unsigned long npages;
 	u64 iova;
@@ -111,6 +118,7 @@ enum sroce_mr_copy_dir {
 	SROCE_MR_FROM_BUF,	/* write the region */
 };
 
+int sroce_mr_check_access(int access);
 void sroce_mr_set_range(struct sroce_mr *mr, struct ib_pd *ibpd, u64 iova,
 			u64 length, int access);
 int sroce_mr_add(struct sroce_dev *sdev, struct sroce_mr *mr);

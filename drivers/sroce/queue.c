@@ -283,6 +283,9 @@ void sroce_queue_mmap_free(struct rdma_user_mmap_entry *rdma)
 	struct sroce_mmap_entry *entry =
 		container_of(rdma, struct sroce_mmap_entry, rdma);
 
-	vfree(entry->buf);
+	if (entry->dm)
+		sroce_dm_put(entry->dm);
+	else
+		vfree(entry->buf);
 	kfree(entry);
 }

@@ -11,6 +11,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/sroce-abi.h>
 
+struct sroce_dm;
+
 /*
  * Layout of a ring alone (a CQ, an SRQ, the SQ of a QP with an SRQ): the
  * producer index, the consumer index and the notification word each on a
@@ -43,10 +45,13 @@
  * @buf: the vmalloc_user() memory; freed by sroce_queue_mmap_free() when
  *	the core drops the last reference to @rdma (after the queue removed
  *	it and no mmap() of it is in progress)
+ * @dm: for device memory (dm.c), the DM that owns @buf: the entry holds a
+ *	reference to it instead of owning @buf
  */
 struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
 	void *buf;
+	struct sroce_dm *dm;
 };
 
 /**

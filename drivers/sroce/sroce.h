@@ -76,6 +76,8 @@
  *	dead fields of every region, and the registration of every
  *	fast-registration region (key, range, access, pages, valid); irqsave.
  * @mw_count: live memory windows; atomic, bounded by SROCE_MAX_MW.
+ * @dm_used: bytes of device memory allocated and not freed (dm.c), in
+ *	whole pages; atomic, bounded by SROCE_MAX_DM_SIZE.
  * @atomic_lock: makes the responder's atomics atomic with respect to each
  *	other on this device (IB_ATOMIC_HCA); taken with interrupts off.
  * @qp_count: live queue pairs; atomic, bounded by SROCE_MAX_QP.
@@ -108,6 +110,7 @@ struct sroce_dev {
 	u32 mr_next;
 	spinlock_t key_lock; /* see @key_lock above */
 	atomic_t mw_count;
+	atomic_long_t dm_used;
 	spinlock_t atomic_lock; /* see @atomic_lock above */
 	atomic_t qp_count;
 	struct xarray qp_xa;
@@ -208,6 +211,7 @@ int sroce_xrcd_dealloc(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 #include "ah.h"
 #include "cq.h"
 #include "key.h"
+#include "dm.h"
 #include "mr.h"
 #include "mw.h"
 #include "odp.h"

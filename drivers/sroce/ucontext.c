@@ -153,6 +153,7 @@ ADD_UVERBS_ATTRIBUTES_SIMPLE(sroce_query_context, UVERBS_OBJECT_DEVICE,
 
 static const struct uapi_definition sroce_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &sroce_query_context),
+	UAPI_DEF_CHAIN(sroce_dm_uapi_defs),
 	{},
 };
 

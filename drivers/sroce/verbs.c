@@ -67,6 +67,11 @@ const struct ib_device_ops sroce_dev_ops = {
 	.map_mr_sg = sroce_mr_map_sg,
 	.dereg_mr = sroce_mr_dereg,
 
+	/* dm.c: device memory, and its MRs (driver-allocated like mr.c's) */
+	.alloc_dm = sroce_dm_alloc,
+	.dealloc_dm = sroce_dm_dealloc,
+	.reg_dm_mr = sroce_dm_reg_mr,
+
 	/* ah.c */
 	.create_ah = sroce_ah_create,
 	.create_user_ah = sroce_ah_create,

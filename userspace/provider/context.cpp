@@ -10,6 +10,7 @@
 #include "ah.h"
 #include "context.h"
 #include "cq.h"
+#include "dm.h"
 #include "mr.h"
 #include "mw.h"
 #include "pd.h"
@@ -107,6 +108,12 @@ constexpr verbs_context_ops make_context_ops()
 	ops.import_mr = import_mr;
 	ops.unimport_mr = unimport_mr;
 	/* mw.cpp */
+	ops.alloc_dm = alloc_dm;
+	ops.free_dm = free_dm;
+	ops.import_dm = import_dm;
+	ops.unimport_dm = unimport_dm;
+	ops.reg_dm_mr = reg_dm_mr;
+
 	ops.alloc_mw = alloc_mw;
 	ops.dealloc_mw = dealloc_mw;
 	ops.bind_mw = bind_mw;

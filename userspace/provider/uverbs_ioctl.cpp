@@ -47,6 +47,14 @@ void uverbs_ioctl::ptr_out(std::uint16_t attr_id, void *buf, std::size_t len,
 		overflow_ = true;
 }
 
+void uverbs_ioctl::obj_in(std::uint16_t attr_id, std::uint32_t handle) noexcept
+{
+	add(attr{.id = attr_id,
+		 .len = 0,
+		 .flags = UVERBS_ATTR_F_MANDATORY,
+		 .data = handle});
+}
+
 void uverbs_ioctl::const_in(std::uint16_t attr_id, std::uint64_t value) noexcept
 {
 	add(attr{.id = attr_id,

@@ -33,6 +33,8 @@ public:
 	/* An output buffer; mandatory: the kernel must know the attribute. */
 	void ptr_out(std::uint16_t attr_id, void *buf, std::size_t len,
 		     bool mandatory) noexcept;
+	/* An object of the file by its handle (UVERBS_ATTR_IDR, read). */
+	void obj_in(std::uint16_t attr_id, std::uint32_t handle) noexcept;
 	/* A constant input (UVERBS_ATTR_CONST_IN). */
 	void const_in(std::uint16_t attr_id, std::uint64_t value) noexcept;
 

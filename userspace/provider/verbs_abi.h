@@ -155,6 +155,16 @@ struct verbs_mr {
 	int access;
 };
 
+/*
+ * The extended DM object: ibv_cmd_alloc_dm() sets dm.context, dm.handle,
+ * dm.comp_mask (IBV_DM_MASK_HANDLE) and handle; the provider sets the
+ * memcpy functions.
+ */
+struct verbs_dm {
+	ibv_dm dm;
+	std::uint32_t handle;
+};
+
 /* The extended CQ object (verbs_init_cq() initialises it). */
 struct verbs_cq {
 	union {
@@ -354,6 +364,22 @@ int ibv_cmd_advise_mr(ibv_pd *pd, ibv_advise_mr_advice advice,
 		      std::uint32_t flags, ibv_sge *sg_list,
 		      std::uint32_t num_sge);
 /*
+ * Device memory (ioctl commands).  link: driver attributes to add, or
+ * NULL (the provider adds none).  ALLOC_DM sends dm_attr's length and
+ * log_align_req (not its comp_mask: the provider checks that).
+ * REG_DM_MR refuses access without IBV_ACCESS_ZERO_BASED (EINVAL) before
+ * sending; on success it sets vmr->mr's handle, context, keys, length
+ * and pd, addr NULL, and mr_type IBV_MR_TYPE_MR.  FREE_DM sends
+ * dm->handle.  Each returns 0 or an errno value.
+ */
+struct ibv_command_buffer;
+int ibv_cmd_alloc_dm(ibv_context *ctx, const ibv_alloc_dm_attr *dm_attr,
+		     verbs_dm *dm, ibv_command_buffer *link);
+int ibv_cmd_free_dm(verbs_dm *dm);
+int ibv_cmd_reg_dm_mr(ibv_pd *pd, verbs_dm *dm, std::uint64_t offset,
+		      std::size_t length, unsigned int access, verbs_mr *vmr,
+		      ibv_command_buffer *link);
+/*
  * QUERY_MR (ioctl) of mr_handle: on success vmr->mr has the kernel's lkey,
  * rkey and length, handle, context and pd set, addr NULL, and mr_type
  * IBV_MR_TYPE_IMPORTED_MR.
@@ -502,6 +528,9 @@ SROCE_IBVERBS_PRIVATE(ibv_cmd_dealloc_pd);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_reg_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_dereg_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_advise_mr);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_alloc_dm);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_free_dm);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_reg_dm_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_query_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_rereg_mr);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_alloc_mw);
@@ -585,6 +614,9 @@ static_assert(offsetof(verbs_device, core_support) == 704);
 static_assert(sizeof(verbs_mr) == 56);
 static_assert(offsetof(verbs_mr, mr_type) == 48);
 static_assert(offsetof(verbs_mr, access) == 52);
+static_assert(sizeof(ibv_dm) == 32);
+static_assert(sizeof(verbs_dm) == 40);
+static_assert(offsetof(verbs_dm, handle) == 32);
 static_assert(sizeof(verbs_cq) == 288);
 static_assert(sizeof(verbs_qp) == 368);
 static_assert(offsetof(verbs_qp, comp_mask) == 352);

@@ -85,6 +85,50 @@ enum sroce_query_context_attrs {
 };
 
 /*
+ * Device memory (ibv_alloc_dm)
+ * ============================
+ *
+ * sroce's device memory is kernel memory of the device, at most
+ * &ib_device_attr.max_dm_size bytes in all of a device's allocations (each
+ * counted in whole pages).  The core's UVERBS_METHOD_DM_ALLOC allocates it;
+ * user space then asks SROCE_METHOD_DM_QUERY (a method of UVERBS_OBJECT_DM
+ * in the driver's namespace) where to map it, and maps it MAP_SHARED on the
+ * uverbs file: that is how ibv_memcpy_to_dm() and ibv_memcpy_from_dm() reach
+ * it, and how a context that imported the DM's handle finds it.
+ */
+
+/**
+ * enum sroce_dm_methods - sroce's methods of UVERBS_OBJECT_DM
+ * @SROCE_METHOD_DM_QUERY: where a DM of the caller's uverbs file is mapped
+ */
+enum sroce_dm_methods {
+	SROCE_METHOD_DM_QUERY = (1U << 12),
+};
+
+/**
+ * enum sroce_dm_query_attrs - the attributes of SROCE_METHOD_DM_QUERY
+ * @SROCE_ATTR_QUERY_DM_HANDLE: input, the DM's handle
+ * @SROCE_ATTR_QUERY_DM_RESP: output, &struct sroce_dm_query_resp
+ */
+enum sroce_dm_query_attrs {
+	SROCE_ATTR_QUERY_DM_HANDLE = (1U << 12),
+	SROCE_ATTR_QUERY_DM_RESP,
+};
+
+/**
+ * struct sroce_dm_query_resp - a DM as user space maps it
+ * @mmap_offset: the offset to pass to mmap(); a multiple of the page size
+ * @mmap_size: the bytes to map (the DM's length rounded up to pages)
+ * @length: the DM's length as allocated: the bytes ibv_memcpy_*_dm() and
+ *	a DM MR may reach
+ */
+struct sroce_dm_query_resp {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+	__aligned_u64 length;
+};
+
+/*
  * Rings shared between the kernel and user space
  * ==============================================
  *

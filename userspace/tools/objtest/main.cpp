@@ -15,6 +15,7 @@
  *   qp-errors                                            qp_errors.cpp
  *   hold CMD, leak                                       hold.cpp
  *   parent-domain, import                                domains.cpp
+ *   dm, dm-traffic                                       dm.cpp
  *   all                                   every check above but hold
  *                                         and leak, in turn
  */
@@ -37,6 +38,8 @@ constexpr device_check checks[] = {
 	{"qp-errors", check_qp_errors},
 	{"parent-domain", check_parent_domain},
 	{"import", check_import},
+	{"dm", check_dm},
+	{"dm-traffic", check_dm_traffic},
 	{"hold", check_hold, false},
 	{"leak", check_leak, false},
 };

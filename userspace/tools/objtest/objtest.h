@@ -8,6 +8,7 @@
  *   qp_errors.cpp  qp-errors
  *   hold.cpp       hold, leak
  *   domains.cpp    parent-domain, import
+ *   dm.cpp         dm, dm-traffic
  *
  * Each returns false when it gave up; arg is the command line's ARG.
  */
@@ -38,6 +39,8 @@ bool check_hold(device &d, const char *arg);
 bool check_leak(device &d, const char *arg);
 bool check_parent_domain(device &d, const char *arg);
 bool check_import(device &d, const char *arg);
+bool check_dm(device &d, const char *arg);
+bool check_dm_traffic(device &d, const char *arg);
 
 /* The size of the buffers the checks register. */
 constexpr std::size_t buf_len = std::size_t{4} * 4096;

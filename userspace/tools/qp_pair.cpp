@@ -329,18 +329,27 @@ int post_rdma(endpoint &a, endpoint &b, std::uint64_t wr_id, ibv_wr_opcode op,
 	      ibv_sge *sges, int num_sge, std::size_t remote_off,
 	      std::uint64_t compare_add, std::uint64_t swap, std::uint32_t imm)
 {
+	return post_rdma_at(a, wr_id, op, sges, num_sge, b.addr(remote_off),
+			    b.mr->rkey, compare_add, swap, imm);
+}
+
+int post_rdma_at(endpoint &a, std::uint64_t wr_id, ibv_wr_opcode op,
+		 ibv_sge *sges, int num_sge, std::uint64_t raddr,
+		 std::uint32_t rkey, std::uint64_t compare_add,
+		 std::uint64_t swap, std::uint32_t imm)
+{
 	ibv_send_wr wr =
 		send_wr(wr_id, sges, num_sge, op, IBV_SEND_SIGNALED, imm);
 
 	if (op == IBV_WR_ATOMIC_CMP_AND_SWP ||
 	    op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
-		wr.wr.atomic.remote_addr = b.addr(remote_off);
-		wr.wr.atomic.rkey = b.mr->rkey;
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
 		wr.wr.atomic.compare_add = compare_add;
 		wr.wr.atomic.swap = swap;
 	} else {
-		wr.wr.rdma.remote_addr = b.addr(remote_off);
-		wr.wr.rdma.rkey = b.mr->rkey;
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
 	}
 	return post(a.qp.get(), wr);
 }

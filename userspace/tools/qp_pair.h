@@ -194,6 +194,15 @@ int post_rdma(endpoint &a, endpoint &b, std::uint64_t wr_id, ibv_wr_opcode op,
 	      std::uint64_t compare_add = 0, std::uint64_t swap = 0,
 	      std::uint32_t imm = 0);
 
+/*
+ * The same to any region: remote address raddr under rkey (a region that
+ * is not an endpoint's own: device memory, an ODP region).
+ */
+int post_rdma_at(endpoint &a, std::uint64_t wr_id, ibv_wr_opcode op,
+		 ibv_sge *sges, int num_sge, std::uint64_t raddr,
+		 std::uint32_t rkey, std::uint64_t compare_add = 0,
+		 std::uint64_t swap = 0, std::uint32_t imm = 0);
+
 /* len bytes of e's buffer at off, a datagram to QP dqpn through ah. */
 int post_ud(endpoint &e, std::uint64_t wr_id, ibv_ah *ah, std::uint32_t dqpn,
 	    std::uint32_t qkey, std::size_t off, std::uint32_t len,

@@ -220,28 +220,9 @@ int post_to(endpoint &a, std::uint64_t wr_id, ibv_wr_opcode op,
 	    std::uint64_t raddr, std::uint64_t cmp_add = 0,
 	    std::uint64_t swap = 0)
 {
-	ibv_sge sge{};
-	ibv_send_wr wr{}, *bad = nullptr;
+	ibv_sge sge{a.addr(loff), len, a.mr->lkey};
 
-	sge.addr = reinterpret_cast<std::uintptr_t>(a.buf.data() + loff);
-	sge.length = len;
-	sge.lkey = a.mr->lkey;
-	wr.wr_id = wr_id;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = op;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD ||
-	    op == IBV_WR_ATOMIC_CMP_AND_SWP) {
-		wr.wr.atomic.remote_addr = raddr;
-		wr.wr.atomic.rkey = rkey;
-		wr.wr.atomic.compare_add = cmp_add;
-		wr.wr.atomic.swap = swap;
-	} else {
-		wr.wr.rdma.remote_addr = raddr;
-		wr.wr.rdma.rkey = rkey;
-	}
-	return ibv_post_send(a.qp.get(), &wr, &bad);
+	return post_rdma_at(a, wr_id, op, &sge, 1, raddr, rkey, cmp_add, swap);
 }
 
 } /* namespace */

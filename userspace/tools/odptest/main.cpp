@@ -117,23 +117,8 @@ int post_a(odp_pair &s, std::uint64_t wr_id, ibv_wr_opcode op, std::size_t aoff,
 	   std::uint64_t add = 0)
 {
 	ibv_sge sge{s.a.addr(aoff), len, s.a.mr->lkey};
-	ibv_send_wr wr{};
-	ibv_send_wr *bad = nullptr;
 
-	wr.wr_id = wr_id;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = op;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
-		wr.wr.atomic.remote_addr = raddr;
-		wr.wr.atomic.rkey = rkey;
-		wr.wr.atomic.compare_add = add;
-	} else {
-		wr.wr.rdma.remote_addr = raddr;
-		wr.wr.rdma.rkey = rkey;
-	}
-	return ibv_post_send(s.a.qp.get(), &wr, &bad);
+	return post_rdma_at(s.a, wr_id, op, &sge, 1, raddr, rkey, add);
 }
 
 /* A's WRITE of len bytes (pattern msg) to the ODP region at off. */

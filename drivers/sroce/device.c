@@ -22,6 +22,15 @@
 #include "counters.h"
 #include "net.h"
 
+/*
+ * Every xarray this file initialises gets the one lock class of
+ * xa_init_flags() here; ah_xa is the only one locked with interrupts off
+ * and from under a QP's lock (sroce_ah_lookup() from the requester), so it
+ * has a class of its own: lockdep saw qp_xa's process-context locking as
+ * ah_xa's and reported a SOFTIRQ-safe -> unsafe order that cannot happen.
+ */
+static struct lock_class_key sroce_ah_xa_key;
+
 /**
  * sroce_dev_create() - create and register a device bound to a netdev
  * @name: the device name the user chose
@@ -68,6 +77,7 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	xa_init_flags(&sdev->srq_xa, XA_FLAGS_ALLOC1);
 	sdev->srq_next = 1;
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	lockdep_set_class(&sdev->ah_xa.xa_lock, &sroce_ah_xa_key);
 	atomic_set(&sdev->mr_count, 0);
 	atomic_set(&sdev->mw_count, 0);
 	spin_lock_init(&sdev->atomic_lock);

@@ -59,6 +59,9 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	[SROCE_CNT_NO_RECV_DROPS] = { .name = "no_recv_drops" },
 	[SROCE_CNT_UC_DROPS] = { .name = "uc_drops" },
 	[SROCE_CNT_MCAST_SELF_SKIPS] = { .name = "mcast_self_skips" },
+	[SROCE_CNT_RAW_TX] = { .name = "raw_tx" },
+	[SROCE_CNT_RAW_RX] = { .name = "raw_rx" },
+	[SROCE_CNT_RAW_RX_DROPS] = { .name = "raw_rx_drops" },
 };
 
 /**

@@ -56,6 +56,9 @@ enum sroce_counter {
 	SROCE_CNT_NO_RECV_DROPS,	/* UD/UC messages without a receive */
 	SROCE_CNT_UC_DROPS,		/* UC packets of broken messages */
 	SROCE_CNT_MCAST_SELF_SKIPS,	/* own multicast not given to its sender */
+	SROCE_CNT_RAW_TX,		/* frames raw packet QPs sent */
+	SROCE_CNT_RAW_RX,		/* frames given to a raw QP's receive */
+	SROCE_CNT_RAW_RX_DROPS,		/* frames a flow's QP could not take */
 	SROCE_CNT_NR,
 };
 

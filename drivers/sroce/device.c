@@ -83,6 +83,7 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	spin_lock_init(&sdev->atomic_lock);
 	sroce_key_table_init(sdev);
 	sroce_mcast_init(sdev);
+	sroce_flows_init(sdev);
 	ret = sroce_counters_alloc(sdev);
 	if (ret)
 		goto err_dealloc;
@@ -161,6 +162,7 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 	WARN_ON(!xa_empty(&sdev->ah_xa));
 	xa_destroy(&sdev->ah_xa);
 	sroce_mcast_cleanup(sdev);
+	sroce_flows_cleanup(sdev);
 	sroce_mr_dev_cleanup(sdev);
 	sroce_key_table_destroy(sdev);
 

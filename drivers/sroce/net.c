@@ -174,6 +174,8 @@ int sroce_net_qp_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_av av;
 
+	if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET)
+		return sroce_raw_xmit(qp, skb);
 	if (sroce_qp_is_ud(qp)) {
 		/* The control buffer is the IP layer's once sent. */
 		av = *sroce_skb_av(skb);

@@ -63,6 +63,12 @@ static int sroce_qp_check_init(struct ib_device *ibdev,
 		if (init->port_num != SROCE_PORT || udata)
 			return -EINVAL;
 		break;
+	case IB_QPT_RAW_PACKET:
+		/* User space only: raw.c */
+		ret = sroce_raw_check_init(init, udata);
+		if (ret)
+			return ret;
+		break;
 	case IB_QPT_XRC_INI:
 	case IB_QPT_XRC_TGT:
 		ret = sroce_xrc_check_init(init, udata);
@@ -77,12 +83,13 @@ static int sroce_qp_check_init(struct ib_device *ibdev,
 	if (init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
 	/*
-	 * SRQs serve RC QPs.  UD and UC drop a message whose receive they
-	 * took (no receive is lost from their own queue, which they take
-	 * again); from an SRQ the WQE would be lost to every QP.
+	 * SRQs serve RC and raw QPs.  UD and UC drop a message whose receive
+	 * they took (no receive is lost from their own queue, which they
+	 * take again); from an SRQ the WQE would be lost to every QP.
 	 */
 	if (init->srq && (init->srq->srq_type != IB_SRQT_BASIC ||
-			  init->qp_type != IB_QPT_RC))
+			  (init->qp_type != IB_QPT_RC &&
+			   init->qp_type != IB_QPT_RAW_PACKET)))
 		return -EOPNOTSUPP;
 	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
 	    cap->max_recv_wr > SROCE_MAX_QP_WR ||

@@ -128,6 +128,9 @@ static enum sroce_rx_reason sroce_skb_check_qp(struct sroce_qp *qp,
 {
 	enum sroce_rx_reason r;
 
+	/* A raw packet QP takes frames through its flows, never RoCE. */
+	if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET)
+		return SROCE_RX_BAD_TRANSPORT;
 	if (sroce_qp_is_ud(qp))
 		return sroce_pkt_check_qp(pkt, SROCE_TRANSPORT_UD,
 					  SROCE_MAX_PMTU);

@@ -73,6 +73,8 @@ bool sroce_req_is_rd(u32 opcode)
 /* The QP type of @qp as a bit of the work-request table's masks */
 static u8 sroce_req_qpt(const struct sroce_qp *qp)
 {
+	if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET)
+		return SROCE_WR_QPT_RAW;
 	if (sroce_qp_is_ud(qp))
 		return SROCE_WR_QPT_UD;
 	return sroce_qp_is_rc(qp) ? SROCE_WR_QPT_RC : SROCE_WR_QPT_UC;
@@ -213,6 +215,8 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 		status = IB_WC_LOC_LEN_ERR;
 	if (!status && sroce_qp_is_ud(qp))
 		status = sroce_req_fetch_ud(qp, w, &u);
+	if (!status && qp->ibqp.qp_type == IB_QPT_RAW_PACKET)
+		status = sroce_raw_fetch(qp, w);	/* a frame: raw.c */
 out:
 	if (status) {
 		sroce_req_release_swqe(w);
@@ -288,6 +292,8 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	u8 *hdr;
 	int ret;
 
+	if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET)
+		return sroce_raw_build(qp, w, list);
 	if (sroce_req_seg(qp, w, &seg, &npsn))
 		return -EINVAL;
 	/* A READ or atomic asks only once its buffer is there (odp.c). */
@@ -616,7 +622,8 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
 			/* Its region no longer holds what was checked. */
 			w->state = SROCE_SWQE_ERROR;
 			w->status = ret == -EFAULT || ret == -EAGAIN ?
-				    IB_WC_LOC_PROT_ERR : IB_WC_LOC_QP_OP_ERR;
+				    IB_WC_LOC_PROT_ERR : ret == -EMSGSIZE ?
+				    IB_WC_LOC_LEN_ERR : IB_WC_LOC_QP_OP_ERR;
 			continue;
 		}
 		n++;

@@ -15,6 +15,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "flow.h"
 #include "mcast.h"
 
 /* The one physical port of every sroce device (IB ports count from 1). */
@@ -96,6 +97,7 @@
  *	sroce_socket_put() in sroce_dev_dealloc()).  Constant.
  * @stats: per-CPU packet counters (counters.h); allocated before
  *	registration, freed in sroce_dev_dealloc().
+ * @flows: the flows of its raw packet QPs, and its tap (flow.h, flow.c)
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -122,6 +124,7 @@ struct sroce_dev {
 	struct sroce_mcast mcast;
 	struct net *net;
 	struct sroce_stats __percpu *stats;
+	struct sroce_flows flows;
 };
 
 /**

@@ -97,6 +97,10 @@ const struct ib_device_ops sroce_dev_ops = {
 	.post_recv = sroce_qp_post_recv,
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 
+	/* flow.c: flow steering for raw packet QPs (raw.c) */
+	.create_flow = sroce_flow_create,
+	.destroy_flow = sroce_flow_destroy,
+
 	/* mcast.c: UD QPs in multicast groups */
 	.attach_mcast = sroce_mcast_attach,
 	.detach_mcast = sroce_mcast_detach,

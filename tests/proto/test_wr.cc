@@ -11,6 +11,7 @@ namespace {
 constexpr uint8_t rc = SROCE_WR_QPT_RC;
 constexpr uint8_t uc = SROCE_WR_QPT_UC;
 constexpr uint8_t ud = SROCE_WR_QPT_UD;
+constexpr uint8_t raw = SROCE_WR_QPT_RAW;
 
 struct Row {
 	ibv_wr_opcode op;
@@ -21,7 +22,7 @@ struct Row {
 // ibv_post_send(3), "supported opcodes per transport"; SEND_WITH_INV is
 // RC only here: UC has no opcode for it on the wire (IBTA 9.2.6).
 const Row rows[] = {
-	{IBV_WR_SEND, rc | uc | ud, IBV_WC_SEND},
+	{IBV_WR_SEND, rc | uc | ud | raw, IBV_WC_SEND},
 	{IBV_WR_SEND_WITH_IMM, rc | uc | ud, IBV_WC_SEND},
 	{IBV_WR_RDMA_WRITE, rc | uc, IBV_WC_RDMA_WRITE},
 	{IBV_WR_RDMA_WRITE_WITH_IMM, rc | uc, IBV_WC_RDMA_WRITE},
@@ -42,7 +43,7 @@ TEST(WrTable, PerQpType)
 		ASSERT_NE(info, nullptr);
 		EXPECT_EQ(info->qp_types, r.qp_types);
 		EXPECT_EQ(info->wc_opcode, r.wc);
-		for (uint8_t t : {rc, uc, ud})
+		for (uint8_t t : {rc, uc, ud, raw})
 			EXPECT_EQ(sroce_wr_allowed(r.op, t),
 				  (r.qp_types & t) != 0);
 	}

@@ -137,6 +137,9 @@ constexpr verbs_context_ops make_context_ops()
 	ops.post_recv = post_recv;
 	ops.attach_mcast = attach_mcast;
 	ops.detach_mcast = detach_mcast;
+	/* flow.cpp */
+	ops.create_flow = create_flow;
+	ops.destroy_flow = destroy_flow;
 	/* qp_ex.cpp */
 	ops.create_qp_ex = create_qp_ex;
 	/* srq.cpp */

@@ -125,6 +125,10 @@ int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept;
 int attach_mcast(ibv_qp *ibqp, const ibv_gid *gid, std::uint16_t lid) noexcept;
 int detach_mcast(ibv_qp *ibqp, const ibv_gid *gid, std::uint16_t lid) noexcept;
 
+/* flow.cpp: flow steering rules of raw packet QPs */
+ibv_flow *create_flow(ibv_qp *ibqp, ibv_flow_attr *attr) noexcept;
+int destroy_flow(ibv_flow *flow) noexcept;
+
 /* xrc.cpp: XRC domains, XRC SRQs' numbers, opening an XRC TGT QP */
 ibv_xrcd *open_xrcd(ibv_context *ibctx, ibv_xrcd_init_attr *attr) noexcept;
 int close_xrcd(ibv_xrcd *ibxrcd) noexcept;

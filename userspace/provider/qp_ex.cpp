@@ -257,7 +257,8 @@ int check_qp_init_attr(const ibv_qp_init_attr_ex &attr) noexcept
 	if ((attr.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) == 0)
 		return 0;
 	if (attr.qp_type != IBV_QPT_RC && attr.qp_type != IBV_QPT_UC &&
-	    attr.qp_type != IBV_QPT_UD && attr.qp_type != IBV_QPT_XRC_SEND)
+	    attr.qp_type != IBV_QPT_UD && attr.qp_type != IBV_QPT_XRC_SEND &&
+	    attr.qp_type != IBV_QPT_RAW_PACKET)
 		return EOPNOTSUPP;
 	if ((attr.send_ops_flags & ~send_ops_of(attr.qp_type)) != 0)
 		return EOPNOTSUPP;

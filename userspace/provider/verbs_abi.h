@@ -460,6 +460,15 @@ int ibv_cmd_destroy_qp(ibv_qp *qp);
  */
 int ibv_cmd_attach_mcast(ibv_qp *qp, const ibv_gid *gid, std::uint16_t lid);
 int ibv_cmd_detach_mcast(ibv_qp *qp, const ibv_gid *gid, std::uint16_t lid);
+/*
+ * Flow steering: CREATE_FLOW with qp->handle and the specs of flow_attr
+ * converted to the kernel's layout, ucmd (ucmd_size bytes) as driver
+ * data; on success it sets flow_id->context and handle.  DESTROY_FLOW
+ * with flow_id->handle.  Both return 0 or an errno.
+ */
+int ibv_cmd_create_flow(ibv_qp *qp, ibv_flow *flow_id, ibv_flow_attr *flow_attr,
+			void *ucmd, std::size_t ucmd_size);
+int ibv_cmd_destroy_flow(ibv_flow *flow_id);
 
 /*
  * SRQs.  ibv_cmd_create_srq sends pd's handle, max_wr, max_sge and
@@ -547,6 +556,8 @@ SROCE_IBVERBS_PRIVATE(ibv_cmd_query_qp);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_destroy_qp);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_attach_mcast);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_detach_mcast);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_create_flow);
+SROCE_IBVERBS_PRIVATE(ibv_cmd_destroy_flow);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_create_srq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_modify_srq);
 SROCE_IBVERBS_PRIVATE(ibv_cmd_query_srq);

@@ -25,6 +25,8 @@ constexpr std::uint8_t wr_qpt(ibv_qp_type qp_type)
 		return SROCE_WR_QPT_UD;
 	case IBV_QPT_UC:
 		return SROCE_WR_QPT_UC;
+	case IBV_QPT_RAW_PACKET: /* a SEND's gathered bytes are a frame */
+		return SROCE_WR_QPT_RAW;
 	case IBV_QPT_XRC_RECV: /* no send queue: it posts nothing */
 		return 0;
 	default: /* RC and XRC INI (XRC_SEND), whose requests are RC's */

@@ -14,6 +14,7 @@
 #define RC	SROCE_WR_QPT_RC
 #define UC	SROCE_WR_QPT_UC
 #define UD	SROCE_WR_QPT_UD
+#define RAW	SROCE_WR_QPT_RAW
 
 static const struct sroce_wr_info sroce_wr_table[SROCE_WR_OP_REG_MR + 1] = {
 	[SROCE_WR_OP_RDMA_WRITE] = {
@@ -26,7 +27,7 @@ static const struct sroce_wr_info sroce_wr_table[SROCE_WR_OP_REG_MR + 1] = {
 		SROCE_WC_OP_RDMA_WRITE, SROCE_MSG_WRITE_IMM,
 	},
 	[SROCE_WR_OP_SEND] = {
-		"SEND", RC | UC | UD, SROCE_WRF_SEND | SROCE_WRF_GATHER,
+		"SEND", RC | UC | UD | RAW, SROCE_WRF_SEND | SROCE_WRF_GATHER,
 		SROCE_WC_OP_SEND, SROCE_MSG_SEND,
 	},
 	[SROCE_WR_OP_SEND_IMM] = {

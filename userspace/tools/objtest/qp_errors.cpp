@@ -104,8 +104,9 @@ bool check_qp_errors(device &d, const char * /*arg*/)
 		      "max_sge + 1 SGEs"));
 	CHECK(refused(make_qp(pd, cq, IBV_QPT_RC, 4, 1, 1U << 20), EINVAL,
 		      "1 MiB of inline data"));
-	CHECK(refused(make_qp(pd, cq, IBV_QPT_RAW_PACKET, 4, 1, 0), EOPNOTSUPP,
-		      "raw packet QP"));
+	/* Raw packet QPs exist (tests/raw.sh), with the same limits. */
+	CHECK(refused(make_qp(pd, cq, IBV_QPT_RAW_PACKET, max_wr + 1, 1, 0),
+		      EINVAL, "a raw packet QP of max_qp_wr + 1 WRs"));
 
 	/* Malformed driver data of CREATE_QP. */
 	const sroce_create_qp_cmd good{

@@ -51,7 +51,14 @@
  */
 void sroce_key_table_init(struct sroce_dev *sdev)
 {
-	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1);
+	/*
+	 * Interrupts off around the xarray's lock: a key is erased under
+	 * key_lock and the region's inval_lock, which the receive path takes
+	 * in softirq context; taken with softirqs on elsewhere, the lock
+	 * could be held by a CPU whose softirq then waits for inval_lock
+	 * (lockdep reported it in make check-debug's lifecycle test).
+	 */
+	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	sdev->mr_next = 1;
 	spin_lock_init(&sdev->key_lock);
 }
@@ -82,9 +89,9 @@ int sroce_key_alloc(struct sroce_dev *sdev, u32 *key)
 	u32 index;
 	int ret;
 
-	ret = xa_alloc_cyclic(&sdev->mr_xa, &index, NULL,
-			      XA_LIMIT(1, SROCE_KEY_INDEX_MAX), &sdev->mr_next,
-			      GFP_KERNEL);
+	ret = xa_alloc_cyclic_irq(&sdev->mr_xa, &index, NULL,
+				  XA_LIMIT(1, SROCE_KEY_INDEX_MAX),
+				  &sdev->mr_next, GFP_KERNEL);
 	if (ret < 0)
 		return ret;
 	*key = index << 8 | get_random_u8();
@@ -103,8 +110,8 @@ int sroce_key_alloc(struct sroce_dev *sdev, u32 *key)
 void sroce_key_publish(struct sroce_dev *sdev, u32 key, struct sroce_mr *mr,
 		       struct sroce_mw *mw)
 {
-	xa_store(&sdev->mr_xa, key >> 8,
-		 mw ? xa_tag_pointer(mw, SROCE_KEY_TAG_MW) : mr, GFP_KERNEL);
+	xa_store_irq(&sdev->mr_xa, key >> 8,
+		     mw ? xa_tag_pointer(mw, SROCE_KEY_TAG_MW) : mr, GFP_KERNEL);
 }
 
 /**
@@ -117,7 +124,11 @@ void sroce_key_publish(struct sroce_dev *sdev, u32 key, struct sroce_mr *mr,
  */
 void sroce_key_erase(struct sroce_dev *sdev, u32 key)
 {
-	xa_erase(&sdev->mr_xa, key >> 8);
+	unsigned long flags;
+
+	xa_lock_irqsave(&sdev->mr_xa, flags);
+	__xa_erase(&sdev->mr_xa, key >> 8);
+	xa_unlock_irqrestore(&sdev->mr_xa, flags);
 }
 
 /**

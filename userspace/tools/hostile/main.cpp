@@ -4,7 +4,7 @@
  * hostile peer's forged packets (remote.cpp) and a hostile process's own
  * rings and verbs (local.cpp), as tests/hostile.sh runs them; and
  * dereg-under-traffic (dereg.cpp), finding 4 with the peer's own verbs,
- * which tests/lifecycle.sh runs.
+ * which tests/lifecycle/lifecycle.sh runs.
  *
  *   sroce-hostile DEV_A DEV_B CHECK|PREFIX-|all
  *

@@ -45,13 +45,13 @@
 # The events run in rounds (each of them once a round), so that kernel
 # memory recorded after the first round and compared after the last one
 # shows a leak per round.  SROCE_LIFECYCLE_ITER sets the rounds (default
-# 2, as in make check; make check-lifecycle runs 4);
+# 2; make check-lifecycle runs 4);
 # SROCE_LIFECYCLE_ONLY (an extended regular expression over link-delete,
 # netdev, netns, kill, rmmod, dereg) runs only the loops it matches and
 # skips the others (while iterating on one of them).
 #
 # Runs in a guest (qemu/run-guest) as root.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 NS_A=sroce-lc-a-$$
 NS_B=sroce-lc-b-$$

@@ -77,8 +77,9 @@ test_virtual_device() {
 		[ -e /sys/class/infiniband/sroce0 ] || fail "sroce0 renamed"
 	fi
 	for ndev in /sys/class/infiniband/sroce0/ports/1/gid_attrs/ndevs/*; do
-		# An empty GID entry has no netdev (EINVAL on read).
-		if n_dev=$(cat "$ndev" 2>/dev/null); then
+		# An empty GID entry has no netdev (EINVAL on read).  read, not
+		# cat: 1024 entries, and a process costs ~0.1 s under TCG.
+		if read -r n_dev 2>/dev/null < "$ndev"; then
 			[ "$n_dev" = v0 ] || fail "$ndev: $n_dev"
 			n=$((n + 1))
 		fi

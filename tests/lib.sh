@@ -66,6 +66,8 @@ _ktap_names=()
 _ktap_skip_rest=
 # The file a case's skip, xfail or xpass write its verdict to.
 _ktap_verdict=
+# The directory of the case's output, verdict and subtests.
+_ktap_tmp=
 
 # Messages in the kernel log that fail every run.  qemu/run-guest scans the
 # whole log with the same list; ktap_finish reports it as a test case.  The
@@ -99,7 +101,7 @@ run_setup() {
 }
 
 _ktap_case() {
-	local kind=$1 name=$2 out verdict rc word reason i
+	local kind=$1 name=$2 out verdict rc word reason i t0 t lines
 	shift 2
 	if [ "$_ktap_mode" = count ]; then
 		_ktap_names+=("$name")
@@ -110,17 +112,31 @@ _ktap_case() {
 		echo "ok $_ktap_n $name # SKIP $_ktap_skip_rest"
 		return 0
 	fi
-	out=$(mktemp)
-	verdict=$(mktemp)
+	# Shell builtins only, apart from the case's subshell: under TCG every
+	# process costs ~0.1 s, which made the bookkeeping of a case (mktemp,
+	# sed, rm, date) about 1 s.
+	[ -n "$_ktap_tmp" ] || _ktap_tmp=$(mktemp -d)
+	out=$_ktap_tmp/out
+	verdict=$_ktap_tmp/verdict
+	_ktap_sub=$_ktap_tmp/sub
+	: > "$out"
+	: > "$verdict"
+	: > "$_ktap_sub"
+	t0=${EPOCHREALTIME//[!0-9]/}
 	_ktap_verdict=$verdict
-	_ktap_sub=$(mktemp)
 	(set -eE -o pipefail; "$@") > "$out" 2>&1
 	rc=$?
 	_ktap_verdict=
-	sed 's/^/# /' "$out"
-	sed 's/^/    /' "$_ktap_sub"
+	# Each case's seconds, for finding where a test's time goes.
+	t=$((${EPOCHREALTIME//[!0-9]/} - t0))
+	[ -z "${SROCE_OUT:-}" ] || printf '%s\t%d.%02d\t%s\n' "$_ktap_n" \
+		$((t / 1000000)) $((t / 10000 % 100)) "$name" >> "$SROCE_OUT/case-times"
+	mapfile -t lines < "$out"
+	[ ${#lines[@]} -eq 0 ] || printf '# %s\n' "${lines[@]}"
+	mapfile -t lines < "$_ktap_sub"
+	[ ${#lines[@]} -eq 0 ] || printf '    %s\n' "${lines[@]}"
+	word='' reason=''
 	read -r word reason < "$verdict" || true
-	rm -f "$out" "$verdict" "$_ktap_sub"
 	_ktap_sub=
 	case $rc:$word in
 	0:*)
@@ -167,6 +183,7 @@ ktap_finish() {
 		_ktap_failed=$((_ktap_failed + 1))
 	fi
 	echo "# totals: $((_ktap_n - _ktap_failed)) ok, $_ktap_failed not ok"
+	[ -z "$_ktap_tmp" ] || rm -rf "$_ktap_tmp"
 	[ "$_ktap_failed" -eq 0 ]
 }
 
@@ -190,7 +207,7 @@ fail() {
 # a tool (KTAP nests one block of subtests per case).  KTAP_OUT holds the
 # output, for the case to look at what the tool relayed.
 ktap_tool() {
-	local rc=0 plan results
+	local rc=0 plan='' results=0 line re_result='^(not )?ok [0-9]+ ' re_plan='^1\.\.([0-9]+)$'
 	if [ -s "${_ktap_sub:-/dev/null}" ]; then
 		echo "ktap_tool $1: this case already ran a tool" >&2
 		return 1
@@ -201,8 +218,13 @@ ktap_tool() {
 	else
 		printf '%s\n' "$KTAP_OUT"
 	fi
-	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' <<< "$KTAP_OUT" | head -n1)
-	results=$(grep -Ec '^(not )?ok [0-9]+ ' <<< "$KTAP_OUT" || true)
+	while IFS= read -r line; do
+		if [[ $line =~ $re_result ]]; then
+			results=$((results + 1))
+		elif [ -z "$plan" ] && [[ $line =~ $re_plan ]]; then
+			plan=${BASH_REMATCH[1]}
+		fi
+	done <<< "$KTAP_OUT"
 	if [ "$rc" -ne 0 ]; then
 		echo "$*: exit status $rc" >&2
 	elif [ -z "$plan" ] || [ "$results" -ne "$plan" ]; then

@@ -79,11 +79,13 @@ init_port_bound() {
 
 # snap DEV: all hw counters of DEV as "name value" lines
 snap() {
-	local f
+	local f v
 	[ -e "/sys/class/infiniband/$1/ports/1/hw_counters/rx_packets" ] ||
 		fail "$1 has no hw counters"
+	# read, not cat: a process costs ~0.1 s under TCG.
 	for f in "/sys/class/infiniband/$1/ports/1/hw_counters/"*; do
-		echo "$(basename "$f") $(cat "$f")"
+		read -r v < "$f"
+		echo "${f##*/} $v"
 	done
 }
 
@@ -93,11 +95,11 @@ deltas_are() {
 	local dev=$1 before=$2 name old new want d ok=0 kv
 	shift 2
 	for kv in "$@"; do
-		grep -q "^${kv%%=*} " <<< "$before" ||
+		[[ $'\n'$before == *$'\n'"${kv%%=*} "* ]] ||
 			{ echo "no counter ${kv%%=*}" >&2; return 1; }
 	done
 	while read -r name old; do
-		new=$(hw_counter "$dev" "$name")
+		read -r new < "$HW_SYSFS/$dev/ports/1/hw_counters/$name"
 		d=$((new - old))
 		want=0
 		for kv in "$@"; do

@@ -618,8 +618,6 @@ int sroce_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct sroce_qp *qp = to_sqp(ibqp);
 	unsigned long flags;
 
-	if (qp->rss)
-		return -EOPNOTSUPP;
 	spin_lock_irqsave(&qp->lock, flags);
 	*attr = qp->attr;
 	attr->qp_state = qp->state;

@@ -6,15 +6,16 @@
  * A raw packet QP created with an indirection table (IB_QP_INIT_ATTR_IND_
  * TABLE, user space only, CAP_NET_RAW as for every raw QP) has no rings:
  * it sends nothing, and it only receives through the flows attached to it
- * (flow.c), in whatever state it is (it is never modified: modify_qp and
- * query_qp are refused, as on mlx5).  For each frame a flow steers to it,
- * the fields its rx_hash_fields_mask names are hashed with the Toeplitz
- * function and the user's key (include/uapi/rdma/sroce-abi.h gives the
- * order), and the frame goes to the WQ at (hash & (table size - 1)): it
- * completes there on the WQ's CQ, or is dropped and counted
- * (raw_rx_drops) when that WQ is not ready or has no WQE posted.  A frame
- * without the fields (another IP version, no TCP/UDP ports) hashes over
- * what it has; with none of them, the hash is 0.
+ * (flow.c), in whatever state it is (it is never modified: modify_qp is
+ * refused, as on mlx5; query_qp reports RESET and no capabilities).  For
+ * each frame a flow steers to it, the fields its rx_hash_fields_mask names
+ * are hashed with the Toeplitz function and the user's key
+ * (include/uapi/rdma/sroce-abi.h gives the order), and the frame goes to
+ * the WQ at (hash & (table size - 1)): it completes there on the WQ's CQ,
+ * or is dropped and counted (raw_rx_drops) when that WQ is not ready or
+ * has no WQE posted.  A frame without the fields (another IP version, no
+ * TCP/UDP ports) hashes over what it has; with none of them, the hash is
+ * 0.
  *
  * The QP holds the table (the core counts its users) and the table its
  * WQs; the QP has a number in the device's table like every QP, so the

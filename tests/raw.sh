@@ -17,7 +17,10 @@
 # of sroce0 through a flow of sroce1), length (frames too short or too
 # long for v0's MTU of 1500, and for the receive), flow-bad (flows refused,
 # a QP with flows kept, a frame without a receive counted), unprivileged
-# (as nobody: no CAP_NET_RAW, no raw QP).
+# (as nobody: no CAP_NET_RAW, no raw QP), rss (frames of sroce0 spread
+# over receive WQs by an RSS QP's Toeplitz hash, checked against the
+# Microsoft RSS verification values; WQs in RESET and ERR), rss-bad (WQs,
+# indirection tables and RSS QPs refused; EBUSY while in use).
 #
 # Runs in a guest (qemu/run-guest) as root.
 . "$(dirname "$0")/lib.sh"
@@ -59,6 +62,14 @@ test_unprivileged() {
 	grep -q '^ok 1 unprivileged$' <<< "$KTAP_OUT" || fail "the check did not pass"
 }
 
+test_rss() {
+	ktap_tool "$RAWTEST" sroce0 sroce1 rss
+}
+
+test_rss_bad() {
+	ktap_tool "$RAWTEST" sroce0 sroce1 rss-bad
+}
+
 test_unload() {
 	sroce_pair_rmmod
 }
@@ -70,6 +81,8 @@ cases() {
 	run_test "sroce-rawtest length: frames too short or too long refused, the longest sent" test_length
 	run_test "sroce-rawtest flow-bad: flows refused, a QP with flows kept, drops counted" test_flow_bad
 	run_test "sroce-rawtest unprivileged: no raw QP without CAP_NET_RAW" test_unprivileged
+	run_test "sroce-rawtest rss: frames to the WQ their Toeplitz hash selects, WQ states" test_rss
+	run_test "sroce-rawtest rss-bad: WQs, tables and RSS QPs refused, EBUSY in use" test_rss_bad
 	run_test "no object left, rmmod sroce" test_unload
 }
 ktap_run cases

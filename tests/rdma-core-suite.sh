@@ -51,10 +51,6 @@ test_setup() {
 	patch -s -p1 -d "$WORK" --no-backup-if-mismatch \
 		< "$SROCE_REPO/tests/rdma-core-suite-netdev.patch" ||
 		fail "tests/rdma-core-suite-netdev.patch does not apply"
-	# The RSS test skips, not errors, where ibv_create_wq is not supported.
-	patch -s -p1 -d "$WORK" --no-backup-if-mismatch \
-		< "$SROCE_REPO/tests/rdma-core-suite-wq.patch" ||
-		fail "tests/rdma-core-suite-wq.patch does not apply"
 	# The suite's huge page tests want 2 MiB pages allocated.
 	echo 16 > /proc/sys/vm/nr_hugepages
 	sroce_load

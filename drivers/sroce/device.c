@@ -155,6 +155,7 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 	WARN_ON(atomic_read(&sdev->cq_count));
 	WARN_ON(atomic_read(&sdev->qp_count));
 	WARN_ON(atomic_read(&sdev->srq_count));
+	WARN_ON(atomic_read(&sdev->wq_count));
 	WARN_ON(!xa_empty(&sdev->qp_xa));
 	xa_destroy(&sdev->qp_xa);
 	WARN_ON(!xa_empty(&sdev->srq_xa));
@@ -227,6 +228,12 @@ int sroce_dev_query(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_srq = SROCE_MAX_SRQ;
 	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
 	attr->max_srq_sge = SROCE_MAX_SGE;
+	/* Receive WQs and RSS raw packet QPs over them (wq.c, rss.c). */
+	attr->max_wq_type_rq = SROCE_MAX_WQ;
+	attr->rss_caps.supported_qpts = 1 << IB_QPT_RAW_PACKET;
+	attr->rss_caps.max_rwq_indirection_tables = SROCE_MAX_RWQ_IND_TABLES;
+	attr->rss_caps.max_rwq_indirection_table_size =
+		1 << SROCE_MAX_LOG_IND_TBL_SIZE;
 	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;
 	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
 	attr->max_total_mcast_qp_attach = SROCE_MAX_TOTAL_MCAST_QP_ATTACH;

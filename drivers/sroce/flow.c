@@ -41,35 +41,6 @@
 #include "counters.h"
 #include "flow.h"
 
-/*
- * The fields a flow may match, as the frame carries them (network order).
- * @l3: 4 or 6 for an IP frame; @l4: IPPROTO_TCP or IPPROTO_UDP when the
- * ports were found.  No implicit padding: keys are compared as bytes.
- */
-struct sroce_flow_key {
-	u8 dmac[ETH_ALEN];
-	u8 smac[ETH_ALEN];
-	__be16 ether_type;
-	__be16 vlan_tag;
-	__be32 src4;
-	__be32 dst4;
-	u8 proto4;
-	u8 tos4;
-	u8 ttl4;
-	u8 flags4;
-	u8 src6[16];
-	u8 dst6[16];
-	__be32 flow_label;
-	u8 next_hdr;
-	u8 tclass;
-	u8 hop_limit;
-	u8 l4;
-	__be16 sport;
-	__be16 dport;
-	u8 l3;
-	u8 reserved[3];
-};
-
 /**
  * struct sroce_flow - a flow of a raw packet QP
  * @ibflow: the core's flow; must stay first
@@ -378,7 +349,10 @@ void sroce_flow_deliver(struct sroce_dev *sdev, const u8 *hdr, u32 hlen,
 		qp = sroce_qp_get(sdev, fl->qpn);
 		if (!qp)
 			continue;
-		sroce_raw_rcv(qp, hdr, hlen, skb, skb_off);
+		if (qp->rss)
+			sroce_rss_rcv(qp, &k, hdr, hlen, skb, skb_off);
+		else
+			sroce_raw_rcv(qp, hdr, hlen, skb, skb_off);
 		sroce_qp_put(qp);
 	}
 	rcu_read_unlock();

@@ -8,6 +8,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/if_ether.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <rdma/ib_verbs.h>
@@ -37,6 +38,35 @@ struct sroce_flows {
 	struct packet_type tap;
 };
 
+/*
+ * The fields a flow may match, as the frame carries them (network order).
+ * @l3: 4 or 6 for an IP frame; @l4: IPPROTO_TCP or IPPROTO_UDP when the
+ * ports were found.  No implicit padding: keys are compared as bytes.
+ */
+struct sroce_flow_key {
+	u8 dmac[ETH_ALEN];
+	u8 smac[ETH_ALEN];
+	__be16 ether_type;
+	__be16 vlan_tag;
+	__be32 src4;
+	__be32 dst4;
+	u8 proto4;
+	u8 tos4;
+	u8 ttl4;
+	u8 flags4;
+	u8 src6[16];
+	u8 dst6[16];
+	__be32 flow_label;
+	u8 next_hdr;
+	u8 tclass;
+	u8 hop_limit;
+	u8 l4;
+	__be16 sport;
+	__be16 dport;
+	u8 l3;
+	u8 reserved[3];
+};
+
 /* flow.c */
 void sroce_flows_init(struct sroce_dev *sdev);
 void sroce_flows_cleanup(struct sroce_dev *sdev);
@@ -57,5 +87,10 @@ int sroce_raw_build(struct sroce_qp *qp, struct sroce_swqe *w,
 int sroce_raw_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 void sroce_raw_rcv(struct sroce_qp *qp, const u8 *hdr, u32 hlen,
 		   const struct sk_buff *skb, u32 skb_off);
+
+/* rss.c */
+void sroce_rss_rcv(struct sroce_qp *qp, const struct sroce_flow_key *k,
+		   const u8 *hdr, u32 hlen, const struct sk_buff *skb,
+		   u32 skb_off);
 
 #endif /* SROCE_FLOW_H */

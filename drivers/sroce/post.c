@@ -156,7 +156,7 @@ int sroce_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	u32 prod;
 
 	if (qp->user) {
-		if (wr) {
+		if (wr || qp->rss) {
 			*bad_wr = wr;
 			return -EINVAL;
 		}

@@ -220,6 +220,8 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int ret;
 
+	if (init->rwq_ind_tbl)
+		return sroce_rss_qp_create(qp, init, udata);
 	/* Receives come from SRQs: the receive capabilities do not count. */
 	if (!sroce_qp_has_rq(qp)) {
 		init->cap.max_recv_wr = 0;
@@ -543,6 +545,9 @@ int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	enum ib_qp_state cur, next;
 	unsigned long flags;
 	bool kick = false;
+
+	if (qp->rss)
+		return -EOPNOTSUPP;	/* rss.c: it has no states to go through */
 	int ret;
 
 	if (udata && udata->inlen &&
@@ -653,6 +658,10 @@ int sroce_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct sroce_dev *sdev = qp->sdev;
 	unsigned long flags;
 
+	if (qp->rss) {
+		sroce_rss_qp_destroy(qp);
+		return 0;
+	}
 	/* Before the grace period below: the receive path walks the groups. */
 	sroce_mcast_qp_detach_all(qp);
 	spin_lock_irqsave(&qp->lock, flags);

@@ -384,10 +384,12 @@ struct sroce_qp_slot {
  * @pmtu: path MTU in bytes
  * @cap: the capabilities granted at creation; constant
  * @xrcd: XRC TGT QP: its XRC domain; constant
+ * @rss: an RSS QP's hash (rss.c): it has an indirection table and no
+ *	rings, and none of the engines; NULL for every other QP.  Constant
  * @mcast: UD: the QP's multicast attachments (mcast.c), under the
  *	device's mcast.lock
  *
- * The core allocates it (kzalloc) for every QP: 2016 bytes with Debian
+ * The core allocates it (kzalloc) for every QP: 2024 bytes with Debian
  * 6.1's struct ib_qp, in the 2 KiB slab class; 32 bytes more move every
  * QP to the 4 KiB class (tests/scale.sh measures an idle QP's memory).
  */
@@ -423,6 +425,7 @@ struct sroce_qp {
 	u32 pmtu;
 	struct ib_qp_cap cap;
 	struct ib_xrcd *xrcd;
+	struct sroce_rss *rss;
 	struct list_head mcast;
 };
 

@@ -120,6 +120,8 @@ struct sroce_dev {
 	struct xarray ah_xa;
 	atomic_t srq_count;
 	struct xarray srq_xa;
+	atomic_t wq_count;
+	atomic_t rwq_ind_table_count;
 	u32 srq_next;
 	struct sroce_mcast mcast;
 	struct net *net;
@@ -220,5 +222,6 @@ int sroce_xrcd_dealloc(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 #include "odp.h"
 #include "qp.h"
 #include "srq.h"
+#include "wq.h"
 
 #endif /* SROCE_H */

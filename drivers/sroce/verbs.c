@@ -2,7 +2,7 @@
 /*
  * verbs.c - the ib_device_ops of every sroce device: the table that binds
  * the core's verbs to the object files (device.c, port.c, ucontext.c,
- * pd.c, queue.c, cq.c, mr.c, qp.c, mcast.c, srq.c, xrc.c).
+ * pd.c, queue.c, cq.c, mr.c, qp.c, mcast.c, srq.c, wq.c, xrc.c).
  */
 #include <linux/module.h>
 #include <rdma/sroce-abi.h>
@@ -112,6 +112,14 @@ const struct ib_device_ops sroce_dev_ops = {
 	.destroy_srq = sroce_srq_destroy,
 	.post_srq_recv = sroce_srq_post_recv,
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
+
+	/* wq.c: receive WQs and indirection tables, for RSS QPs (rss.c) */
+	.create_wq = sroce_wq_create,
+	.modify_wq = sroce_wq_modify,
+	.destroy_wq = sroce_wq_destroy,
+	.create_rwq_ind_table = sroce_rwq_ind_table_create,
+	.destroy_rwq_ind_table = sroce_rwq_ind_table_destroy,
+	INIT_RDMA_OBJ_SIZE(ib_rwq_ind_table, sroce_rwq_ind_table, ibtbl),
 
 	/* xrc.c: XRC domains; their SRQs and QPs are srq.c's and qp.c's */
 	.alloc_xrcd = sroce_xrcd_alloc,

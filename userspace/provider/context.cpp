@@ -18,6 +18,7 @@
 #include "srq.h"
 #include "uverbs_cmd.h"
 #include "uverbs_ioctl.h"
+#include "wq.h"
 
 namespace sroce {
 
@@ -148,6 +149,12 @@ constexpr verbs_context_ops make_context_ops()
 	ops.query_srq = query_srq;
 	ops.destroy_srq = destroy_srq;
 	ops.post_srq_recv = post_srq_recv;
+	/* wq.cpp: receive WQs and indirection tables (RSS QPs: rss.cpp) */
+	ops.create_wq = create_wq;
+	ops.modify_wq = modify_wq;
+	ops.destroy_wq = destroy_wq;
+	ops.create_rwq_ind_table = create_rwq_ind_table;
+	ops.destroy_rwq_ind_table = destroy_rwq_ind_table;
 	/* xrc.cpp */
 	ops.open_xrcd = open_xrcd;
 	ops.close_xrcd = close_xrcd;

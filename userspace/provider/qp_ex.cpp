@@ -18,6 +18,7 @@
 
 #include "qp.h"
 #include "uverbs_cmd.h"
+#include "wq.h"
 
 namespace sroce {
 
@@ -307,6 +308,9 @@ void set_qp_ex_ops(qp *q, std::uint64_t flags) noexcept
  */
 ibv_qp *create_qp_ex(ibv_context *ibctx, ibv_qp_init_attr_ex *attr) noexcept
 {
+	/* An RSS QP (rss.cpp) has no rings. */
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE) != 0)
+		return create_rss_qp(ibctx, attr);
 	int ret = check_qp_init_attr(*attr);
 
 	if (ret != 0)

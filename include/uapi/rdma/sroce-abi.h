@@ -659,4 +659,84 @@ struct sroce_create_srq_resp {
 	__u32 reserved[4];
 };
 
+/*
+ * Receive work queues and receive side scaling
+ * ============================================
+ *
+ * A receive work queue (WQ, IB_WQT_RQ) is one receive ring, described by
+ * &struct sroce_create_wq_resp, that works as an SRQ's does: the same
+ * &struct sroce_recv_wqe entries, posted by a store of the WQE and a
+ * release store of the producer index, no system call.  Its WQEs complete
+ * on the WQ's own CQ, with the WQ's number as the completion's qp_num.
+ * Only a WQ in the ready state (IB_WQS_RDY) receives; a frame for a WQ in
+ * RESET or ERR is dropped and counted (raw_rx_drops).  Entering ERR
+ * completes every WQE posted with IB_WC_WR_FLUSH_ERR; modifying a WQ
+ * from ERR to ERR flushes those posted since.  Entering RESET discards
+ * the WQEs posted, without completions.
+ *
+ * An RSS QP (a raw packet QP created with an indirection table of WQs) has
+ * no rings of its own: CREATE_QP (the extended command) carries
+ * &struct sroce_create_qp_rss_cmd as its driver tail, and its response
+ * tail (&struct sroce_create_qp_resp) is all zero.  A frame a flow of the
+ * QP steers to it is hashed with the Toeplitz function over the fields
+ * @rx_hash_fields_mask names (source before destination address, then
+ * source before destination port, each in network byte order, as the
+ * Microsoft RSS specification orders them) and goes to the WQ at
+ * (hash & (table size - 1)) in the table.
+ */
+
+/**
+ * struct sroce_create_wq_cmd - driver tail of CREATE_WQ
+ * @recv_wqe_size: sizeof(struct sroce_recv_wqe) the provider was built with
+ * @reserved: must be zero
+ */
+struct sroce_create_wq_cmd {
+	__u32 recv_wqe_size;
+	__u32 reserved;
+};
+
+/**
+ * struct sroce_create_wq_resp - driver tail of the CREATE_WQ response
+ * @rq: the receive ring; its num_entries is the core response's max_wr,
+ *	its entries hold the core response's max_sge SGEs (notify unused)
+ * @reserved: zero
+ */
+struct sroce_create_wq_resp {
+	struct sroce_ring_info rq;
+	__u32 reserved[4];
+};
+
+/* &struct sroce_create_qp_rss_cmd.rx_hash_function: the only one */
+#define SROCE_RX_HASH_FUNC_TOEPLITZ	(1 << 0)
+/* The Toeplitz key's length: the only one accepted */
+#define SROCE_RX_HASH_KEY_LEN		40
+
+/* &struct sroce_create_qp_rss_cmd.rx_hash_fields_mask (ibv_rx_hash_fields) */
+enum sroce_rx_hash_fields {
+	SROCE_RX_HASH_SRC_IPV4 = 1 << 0,
+	SROCE_RX_HASH_DST_IPV4 = 1 << 1,
+	SROCE_RX_HASH_SRC_IPV6 = 1 << 2,
+	SROCE_RX_HASH_DST_IPV6 = 1 << 3,
+	SROCE_RX_HASH_SRC_PORT_TCP = 1 << 4,
+	SROCE_RX_HASH_DST_PORT_TCP = 1 << 5,
+	SROCE_RX_HASH_SRC_PORT_UDP = 1 << 6,
+	SROCE_RX_HASH_DST_PORT_UDP = 1 << 7,
+};
+
+/**
+ * struct sroce_create_qp_rss_cmd - driver tail of CREATE_QP for an RSS QP
+ * @rx_hash_fields_mask: &enum sroce_rx_hash_fields; other bits are refused
+ * @rx_hash_function: %SROCE_RX_HASH_FUNC_TOEPLITZ
+ * @rx_hash_key_len: %SROCE_RX_HASH_KEY_LEN
+ * @reserved: must be zero
+ * @rx_hash_key: the Toeplitz key
+ */
+struct sroce_create_qp_rss_cmd {
+	__aligned_u64 rx_hash_fields_mask;
+	__u8 rx_hash_function;
+	__u8 rx_hash_key_len;
+	__u8 reserved[6];
+	__u8 rx_hash_key[SROCE_RX_HASH_KEY_LEN];
+};
+
 #endif /* SROCE_ABI_USER_H */

@@ -17,6 +17,9 @@
  *   flow-bad      flows refused, a QP with flows not destroyed, a frame
  *                 without a receive dropped and counted
  *   unprivileged  without CAP_NET_RAW no raw QP (skipped as root)
+ *   rss           frames of DEV_A spread over receive WQs by an RSS QP's
+ *                 Toeplitz hash, WQ states (rss.cpp)
+ *   rss-bad       receive WQs, tables and RSS QPs refused, EBUSY
  *
  * Waits are multiplied by SROCE_TIMEOUT_SCALE (tests/lib.sh).
  */
@@ -41,6 +44,8 @@ constexpr check checks[] = {
 	{"length", check_length},
 	{"flow-bad", check_flow_bad},
 	{"unprivileged", check_unprivileged},
+	{"rss", check_rss},
+	{"rss-bad", check_rss_bad},
 };
 
 } /* namespace */

@@ -35,35 +35,12 @@
 
 #include "completion.h"
 #include "ktap.h"
+#include "raw_ep.h"
 #include "rawtest.h"
 
 namespace rawtest {
 
 using namespace verbs_util;
-
-namespace {
-
-constexpr std::size_t netdev_mtu = 1500;
-constexpr std::size_t slot = 2048; /* bytes per receive */
-constexpr std::size_t nslots = 6; /* receives in a buffer */
-constexpr std::size_t send_off = nslots * slot; /* the frame to send */
-constexpr std::size_t buf_len = send_off + 4096;
-
-using mac = std::array<unsigned char, 6>;
-constexpr mac dst_mac = {0x01, 0x50, 0x56, 0x19, 0x20, 0xa7};
-constexpr mac other_mac = {0x01, 0x50, 0x56, 0x19, 0x20, 0xa8};
-constexpr mac src_mac = {0x24, 0x8a, 0x07, 0xa5, 0x28, 0xc8};
-constexpr std::uint16_t sport = 1234;
-constexpr std::uint16_t dport = 5678;
-
-/* A raw packet QP in RTS with its PD, CQ and registered buffer. */
-struct raw_ep {
-	pd_ptr pd;
-	cq_ptr cq;
-	std::vector<unsigned char> buf = std::vector<unsigned char>(buf_len);
-	mr_ptr mr;
-	qp_ptr qp;
-};
 
 bool make_raw(device &d, raw_ep &e)
 {
@@ -96,86 +73,9 @@ bool make_raw(device &d, raw_ep &e)
 	return true;
 }
 
-/* A flow steering rule, destroyed with it. */
-struct flow_ref {
-	ibv_flow *flow = nullptr;
+namespace {
 
-	flow_ref() = default;
-	flow_ref(const flow_ref &) = delete;
-	flow_ref &operator=(const flow_ref &) = delete;
-	~flow_ref() { reset(); }
-	void reset()
-	{
-		if (flow != nullptr && ibv_destroy_flow(flow) != 0)
-			ktap::fail("ibv_destroy_flow failed");
-		flow = nullptr;
-	}
-};
-
-/* An ibv_flow_attr and its specs, as ibv_create_flow() reads them. */
-struct flow_builder {
-	std::vector<unsigned char> bytes =
-		std::vector<unsigned char>(sizeof(ibv_flow_attr));
-
-	explicit flow_builder(ibv_flow_attr_type type = IBV_FLOW_ATTR_NORMAL)
-	{
-		ibv_flow_attr a{};
-		a.type = type;
-		a.size = sizeof(a);
-		a.port = 1;
-		std::memcpy(bytes.data(), &a, sizeof(a));
-	}
-	ibv_flow_attr *attr()
-	{
-		return reinterpret_cast<ibv_flow_attr *>(bytes.data());
-	}
-	template <typename Spec>
-	void add(const Spec &s)
-	{
-		const auto *p = reinterpret_cast<const unsigned char *>(&s);
-		bytes.insert(bytes.end(), p, p + sizeof(s));
-		attr()->num_of_specs++;
-		attr()->size += sizeof(s);
-	}
-	void eth(const mac &dmac, std::uint16_t ether_type)
-	{
-		ibv_flow_spec_eth s{};
-		s.type = IBV_FLOW_SPEC_ETH;
-		s.size = sizeof(s);
-		std::memcpy(s.val.dst_mac, dmac.data(), 6);
-		std::memset(s.mask.dst_mac, 0xff, 6);
-		s.val.ether_type = htons(ether_type);
-		s.mask.ether_type = ether_type != 0 ? 0xffff : 0;
-		add(s);
-	}
-	void ipv4_dst(const char *dst)
-	{
-		ibv_flow_spec_ipv4 s{};
-		s.type = IBV_FLOW_SPEC_IPV4;
-		s.size = sizeof(s);
-		inet_pton(AF_INET, dst, &s.val.dst_ip);
-		s.mask.dst_ip = 0xffffffff;
-		add(s);
-	}
-	void ipv6_dst(const char *dst)
-	{
-		ibv_flow_spec_ipv6 s{};
-		s.type = IBV_FLOW_SPEC_IPV6;
-		s.size = sizeof(s);
-		inet_pton(AF_INET6, dst, s.val.dst_ip);
-		std::memset(s.mask.dst_ip, 0xff, 16);
-		add(s);
-	}
-	void udp_dport(std::uint16_t port)
-	{
-		ibv_flow_spec_tcp_udp s{};
-		s.type = IBV_FLOW_SPEC_UDP;
-		s.size = sizeof(s);
-		s.val.dst_port = htons(port);
-		s.mask.dst_port = 0xffff;
-		add(s);
-	}
-};
+constexpr std::size_t netdev_mtu = 1500;
 
 constexpr const char *src4 = "1.1.1.1";
 constexpr const char *dst4 = "2.2.2.2";
@@ -251,27 +151,6 @@ bool post_recv(raw_ep &e, std::uint64_t i, std::uint32_t len = slot)
 	return true;
 }
 
-/* Send frame f as wr_id; its completion has status. */
-bool send_frame(raw_ep &e, const std::vector<unsigned char> &f,
-		std::uint64_t wr_id, ibv_wc_status status = IBV_WC_SUCCESS)
-{
-	REQUIRE(f.size() <= buf_len - send_off);
-	std::memcpy(e.buf.data() + send_off, f.data(), f.size());
-	ibv_sge sge{reinterpret_cast<std::uintptr_t>(e.buf.data() + send_off),
-		    static_cast<std::uint32_t>(f.size()), e.mr->lkey};
-	ibv_send_wr wr{};
-	ibv_send_wr *bad = nullptr;
-	wr.wr_id = wr_id;
-	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	REQUIRE(ibv_post_send(e.qp.get(), &wr, &bad) == 0);
-	REQUIRE(expect_wc("send", e.cq.get(), wr_id, status, IBV_WC_SEND)
-			.has_value());
-	return true;
-}
-
 /* The next completion of e is receive i of frame f, whole. */
 bool expect_frame(const char *what, raw_ep &e, std::uint64_t i,
 		  const std::vector<unsigned char> &f)
@@ -282,13 +161,6 @@ bool expect_frame(const char *what, raw_ep &e, std::uint64_t i,
 	CHECK(wc->byte_len == f.size());
 	CHECK(wc->qp_num == e.qp->qp_num);
 	CHECK(std::memcmp(e.buf.data() + i * slot, f.data(), f.size()) == 0);
-	return true;
-}
-
-bool create_flow(raw_ep &e, flow_builder &b, flow_ref &out)
-{
-	out.flow = ibv_create_flow(e.qp.get(), b.attr());
-	REQUIRE(out.flow != nullptr);
 	return true;
 }
 
@@ -310,6 +182,34 @@ bool flow_refused(const char *what, ibv_qp *qp, flow_builder &b, int want)
 
 } /* namespace */
 
+/* Send frame f as wr_id; its completion has status. */
+bool send_frame(raw_ep &e, const std::vector<unsigned char> &f,
+		std::uint64_t wr_id, ibv_wc_status status)
+{
+	REQUIRE(f.size() <= buf_len - send_off);
+	std::memcpy(e.buf.data() + send_off, f.data(), f.size());
+	ibv_sge sge{reinterpret_cast<std::uintptr_t>(e.buf.data() + send_off),
+		    static_cast<std::uint32_t>(f.size()), e.mr->lkey};
+	ibv_send_wr wr{};
+	ibv_send_wr *bad = nullptr;
+	wr.wr_id = wr_id;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	REQUIRE(ibv_post_send(e.qp.get(), &wr, &bad) == 0);
+	REQUIRE(expect_wc("send", e.cq.get(), wr_id, status, IBV_WC_SEND)
+			.has_value());
+	return true;
+}
+
+bool create_flow(ibv_qp *qp, flow_builder &b, flow_ref &out)
+{
+	out.flow = ibv_create_flow(qp, b.attr());
+	REQUIRE(out.flow != nullptr);
+	return true;
+}
+
 bool check_loop(device &da, device & /*db*/)
 {
 	raw_ep client, server;
@@ -326,7 +226,7 @@ bool check_loop(device &da, device & /*db*/)
 	b.eth(dst_mac, 0x0800);
 	b.ipv4_dst(dst4);
 	b.udp_dport(dport);
-	REQUIRE(create_flow(server, b, f1));
+	REQUIRE(create_flow(server.qp.get(), b, f1));
 
 	const std::vector<unsigned char> f = udp4(300, 1);
 	REQUIRE(send_frame(client, f, 100));
@@ -343,7 +243,7 @@ bool check_loop(device &da, device & /*db*/)
 	/* A second flow of the same QP that matches too: one copy. */
 	flow_builder b2;
 	b2.eth(dst_mac, 0);
-	REQUIRE(create_flow(server, b2, f2));
+	REQUIRE(create_flow(server.qp.get(), b2, f2));
 	const std::vector<unsigned char> g = udp4(1000, 5);
 	REQUIRE(send_frame(client, g, 104));
 	REQUIRE(expect_frame("a frame two flows of the QP match", server, 1,
@@ -380,7 +280,7 @@ bool check_wire(device &da, device &db)
 	b.eth(dst_mac, 0x86dd);
 	b.ipv6_dst(dst6);
 	b.udp_dport(dport);
-	REQUIRE(create_flow(server, b, fl));
+	REQUIRE(create_flow(server.qp.get(), b, fl));
 	const long long rx0 = fresh_counter(db, "raw_rx");
 
 	const std::vector<unsigned char> f =
@@ -402,7 +302,7 @@ bool check_length(device &da, device & /*db*/)
 	REQUIRE(make_raw(da, server));
 	flow_builder b;
 	b.eth(dst_mac, 0x0800);
-	REQUIRE(create_flow(server, b, fl));
+	REQUIRE(create_flow(server.qp.get(), b, fl));
 
 	struct {
 		const char *what;
@@ -498,7 +398,7 @@ bool check_flow_bad(device &da, device & /*db*/)
 
 	/* A frame without a receive: dropped and counted. */
 	flow_ref fl;
-	REQUIRE(create_flow(e, b, fl));
+	REQUIRE(create_flow(e.qp.get(), b, fl));
 	const long long drops0 = fresh_counter(da, "raw_rx_drops");
 	REQUIRE(send_frame(client, udp4(100, 11), 400));
 	CHECK(counter_moved(da, "raw_rx_drops", drops0));

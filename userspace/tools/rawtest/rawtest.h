@@ -16,6 +16,9 @@ bool check_wire(device &da, device &db);
 bool check_length(device &da, device &db);
 bool check_flow_bad(device &da, device &db);
 bool check_unprivileged(device &da, device &db);
+/* rss.cpp */
+bool check_rss(device &da, device &db);
+bool check_rss_bad(device &da, device &db);
 
 } /* namespace rawtest */
 

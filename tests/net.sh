@@ -77,16 +77,11 @@ init_port_bound() {
 	grep -q ":$PORT_HEX " /proc/net/udp
 }
 
-# snap DEV: all hw counters of DEV as "name value" lines
+# snap DEV: all hw counters of DEV, as hw_snapshot's "DEV NAME VALUE" lines
 snap() {
-	local f v
-	[ -e "/sys/class/infiniband/$1/ports/1/hw_counters/rx_packets" ] ||
+	[ -e "$HW_SYSFS/$1/ports/1/hw_counters/rx_packets" ] ||
 		fail "$1 has no hw counters"
-	# read, not cat: a process costs ~0.1 s under TCG.
-	for f in "/sys/class/infiniband/$1/ports/1/hw_counters/"*; do
-		read -r v < "$f"
-		echo "${f##*/} $v"
-	done
+	hw_snapshot "$1"
 }
 
 # deltas_are DEV SNAPSHOT NAME=DELTA...: every counter moved by exactly the
@@ -95,10 +90,10 @@ deltas_are() {
 	local dev=$1 before=$2 name old new want d ok=0 kv
 	shift 2
 	for kv in "$@"; do
-		[[ $'\n'$before == *$'\n'"${kv%%=*} "* ]] ||
+		[[ $'\n'$before == *$'\n'"$dev ${kv%%=*} "* ]] ||
 			{ echo "no counter ${kv%%=*}" >&2; return 1; }
 	done
-	while read -r name old; do
+	while read -r _ name old; do
 		read -r new < "$HW_SYSFS/$dev/ports/1/hw_counters/$name"
 		d=$((new - old))
 		want=0

@@ -369,10 +369,11 @@ void sroce_cq_overflow_event(struct sroce_cq *cq)
  * an error state in which every later post fails; nothing in the ring is
  * overwritten.  A CQ created with enum sroce_cq_flags gets the clocks it
  * asked for read here, under the CQ's lock, so that its timestamps never
- * go back from one CQE to the next.  When the CQ is armed for this CQE the arm is consumed and
- * the caller must call sroce_cq_signal() once, after it has dropped its
- * own locks (the handler of a kernel user may post work requests again);
- * likewise sroce_cq_overflow_event() after the post that overflowed.
+ * go back from one CQE to the next.  When the CQ is armed for this CQE the
+ * arm is consumed and the caller must call sroce_cq_signal() once, after
+ * it has dropped its own locks (the handler of a kernel user may post work
+ * requests again); likewise sroce_cq_overflow_event() after the post that
+ * overflowed.
  *
  * Return: 1 if the caller must signal the CQ, 0 if not, -EOVERFLOW when
  * this post overflowed the CQ, -ENOSPC when the CQ was in error already.

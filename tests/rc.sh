@@ -192,6 +192,7 @@ cases() {
 	run_test "rctest: the same on a wire duplicating every packet (no atomic runs twice)" test_rdma_dup
 	run_test "rctest: max_rd_atomic honoured, and enforced by the responder" rctest rd-limit
 	run_test "rctest: ibv_rereg_mr (access, translation; the old keys refused)" rctest rereg
+	run_test "rctest: completion timestamps (raw clock of rt_values, wall clock) on extended CQs" rctest timestamps
 	run_test "hw counters: a pingpong's traffic counted, every packet once, no receive errors" test_counters
 	run_test "rmmod after traffic is clean" test_rmmod
 }

@@ -16,6 +16,7 @@
  * barrier) and then polls; the producer publishes the CQE, issues a full
  * barrier and then reads the arm word.  One of the two sees the other.
  */
+#include <linux/ktime.h>
 #include <linux/log2.h>
 
 #include "sroce.h"
@@ -29,11 +30,13 @@ static u32 sroce_cq_entries(unsigned int cqe)
 }
 
 /*
- * Check the provider's CREATE_CQ tail, if any: no tail is a generic
- * caller; a tail must name the CQE size this kernel writes; bytes past it
- * must be zero.
+ * Check the provider's CREATE_CQ tail, if any, and return its flags in
+ * *flags: no tail is a generic caller; a tail must name the CQE size this
+ * kernel writes and no flag but enum sroce_cq_flags; bytes past it must be
+ * zero.
  */
-static int sroce_cq_check_cmd(struct ib_device *ibdev, struct ib_udata *udata)
+static int sroce_cq_check_cmd(struct ib_device *ibdev, struct ib_udata *udata,
+			      u32 *flags)
 {
 	struct sroce_create_cq_cmd cmd;
 	int ret;
@@ -44,11 +47,13 @@ static int sroce_cq_check_cmd(struct ib_device *ibdev, struct ib_udata *udata)
 				  "create_cq");
 	if (ret)
 		return ret;
-	if (cmd.cqe_size != sizeof(struct sroce_cqe) || cmd.reserved) {
-		ibdev_dbg(ibdev, "create_cq: CQE size %u, reserved %#x\n",
-			  cmd.cqe_size, cmd.reserved);
+	if (cmd.cqe_size != sizeof(struct sroce_cqe) ||
+	    cmd.flags & ~(u32)SROCE_CQ_STAMP_FLAGS) {
+		ibdev_dbg(ibdev, "create_cq: CQE size %u, flags %#x\n",
+			  cmd.cqe_size, cmd.flags);
 		return -EINVAL;
 	}
+	*flags = cmd.flags;
 	return 0;
 }
 
@@ -56,11 +61,13 @@ static int sroce_cq_check_cmd(struct ib_device *ibdev, struct ib_udata *udata)
  * sroce_cq_create() - ops.create_cq
  * @ibcq: zeroed by the core, which set device, handlers and context
  * @attr: cqe in 1..SROCE_MAX_CQE (rounded up to a power of two), one
- *	completion vector, no flags
+ *	completion vector; of the flags only
+ *	IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION (as %SROCE_CQ_F_TIMESTAMP)
  * @udata: a user's struct sroce_create_cq_cmd / _resp, or NULL
  *
  * Return: 0, -EINVAL for a bad size, vector or command, -EOPNOTSUPP for
- * creation flags, -ENOMEM (also when SROCE_MAX_CQ CQs exist), -EFAULT.
+ * other creation flags, -ENOMEM (also when SROCE_MAX_CQ CQs exist),
+ * -EFAULT.
  */
 int sroce_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata)
@@ -68,10 +75,10 @@ int sroce_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct sroce_dev *sdev = to_sdev(ibcq->device);
 	struct sroce_cq *cq = to_scq(ibcq);
 	struct sroce_create_cq_resp resp;
-	u32 entries;
+	u32 entries, stamp = 0;
 	int ret;
 
-	if (attr->flags)
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
 		return -EOPNOTSUPP;
 	if (attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
@@ -82,16 +89,19 @@ int sroce_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EINVAL;
 	}
 	if (udata) {
-		ret = sroce_cq_check_cmd(ibcq->device, udata);
+		ret = sroce_cq_check_cmd(ibcq->device, udata, &stamp);
 		if (ret)
 			return ret;
 	}
+	if (attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
+		stamp |= SROCE_CQ_F_TIMESTAMP;
 
 	if (!atomic_add_unless(&sdev->cq_count, 1, SROCE_MAX_CQ))
 		return -ENOMEM;
 
 	spin_lock_init(&cq->lock);
 	cq->user = !!udata;
+	cq->stamp = stamp;
 	ret = sroce_queue_init(&cq->queue, udata, entries,
 			       sizeof(struct sroce_cqe));
 	if (ret)
@@ -357,10 +367,13 @@ void sroce_cq_overflow_event(struct sroce_cq *cq)
  *
  * Any context.  When the ring is full the CQE is dropped and the CQ enters
  * an error state in which every later post fails; nothing in the ring is
- * overwritten.  When the CQ is armed for this CQE the arm is consumed and
- * the caller must call sroce_cq_signal() once, after it has dropped its
- * own locks (the handler of a kernel user may post work requests again);
- * likewise sroce_cq_overflow_event() after the post that overflowed.
+ * overwritten.  A CQ created with enum sroce_cq_flags gets the clocks it
+ * asked for read here, under the CQ's lock, so that its timestamps never
+ * go back from one CQE to the next.  When the CQ is armed for this CQE the
+ * arm is consumed and the caller must call sroce_cq_signal() once, after
+ * it has dropped its own locks (the handler of a kernel user may post work
+ * requests again); likewise sroce_cq_overflow_event() after the post that
+ * overflowed.
  *
  * Return: 1 if the caller must signal the CQ, 0 if not, -EOVERFLOW when
  * this post overflowed the CQ, -ENOSPC when the CQ was in error already.
@@ -387,8 +400,14 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 	if (overflow) {
 		cq->error = true;
 	} else {
-		memcpy(sroce_queue_slot(&cq->queue, cq->producer), cqe,
-		       sizeof(*cqe));
+		struct sroce_cqe *slot = sroce_queue_slot(&cq->queue,
+							  cq->producer);
+
+		memcpy(slot, cqe, sizeof(*cqe));
+		if (cq->stamp & SROCE_CQ_F_TIMESTAMP)
+			slot->completion_ts = ktime_get_ns();
+		if (cq->stamp & SROCE_CQ_F_WALLCLOCK)
+			slot->wallclock_ns = ktime_get_real_ns();
 		cq->producer++;
 		/* Release: the CQE is visible before the index that shows it. */
 		smp_store_release(cq->queue.producer, cq->producer);

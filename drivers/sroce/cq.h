@@ -24,6 +24,8 @@
  * @error: the CQ overflowed; nothing more is posted (IB_EVENT_CQ_ERR was
  *	reported once)
  * @user: created for user space (the ring is mapped there)
+ * @stamp: &enum sroce_cq_flags: the clocks sroce_cq_post() reads into
+ *	each CQE
  */
 struct sroce_cq {
 	struct ib_cq ibcq;
@@ -32,7 +34,11 @@ struct sroce_cq {
 	u32 producer;
 	bool error;
 	bool user;
+	u32 stamp;
 };
+
+/* The creation flags of enum sroce_cq_flags this kernel honours. */
+#define SROCE_CQ_STAMP_FLAGS (SROCE_CQ_F_TIMESTAMP | SROCE_CQ_F_WALLCLOCK)
 
 static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
 {

@@ -240,6 +240,12 @@ int sroce_dev_query(struct ib_device *ibdev, struct ib_device_attr *attr,
 	/* Atomic among the device's own atomics (mr.c: sroce_mr_atomic()). */
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->local_ca_ack_delay = 15;
+	/*
+	 * Completion timestamps (cq.c): the device clock is CLOCK_MONOTONIC
+	 * in nanoseconds, a 64-bit counter at 1 GHz (the unit is kHz).
+	 */
+	attr->timestamp_mask = U64_MAX;
+	attr->hca_core_clock = NSEC_PER_SEC / 1000;
 	/* On-demand paging, where it works (odp.c). */
 	sroce_odp_caps(attr);
 	return 0;

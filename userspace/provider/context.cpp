@@ -129,6 +129,7 @@ constexpr verbs_context_ops make_context_ops()
 	ops.resize_cq = resize_cq;
 	/* cq_ex.cpp */
 	ops.create_cq_ex = create_cq_ex;
+	ops.query_rt_values = query_rt_values;
 	/* qp.cpp */
 	ops.create_qp = create_qp;
 	ops.modify_qp = modify_qp;

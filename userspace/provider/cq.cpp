@@ -31,11 +31,12 @@ constexpr ring_need cq_ring_need{
 ibv_cq *create_cq(ibv_context *ibctx, int cqe, ibv_comp_channel *channel,
 		  int comp_vector) noexcept
 {
-	return create_cq_on(ibctx, cqe, channel, comp_vector, nullptr);
+	return create_cq_on(ibctx, cqe, channel, comp_vector, nullptr, 0);
 }
 
 ibv_cq *create_cq_on(ibv_context *ibctx, int cqe, ibv_comp_channel *channel,
-		     int comp_vector, ibv_pd *parent_domain) noexcept
+		     int comp_vector, ibv_pd *parent_domain,
+		     std::uint32_t stamp) noexcept
 {
 	obj_mem mem{};
 	auto *c = static_cast<cq *>(
@@ -49,6 +50,7 @@ ibv_cq *create_cq_on(ibv_context *ibctx, int cqe, ibv_comp_channel *channel,
 	scope_exit free_cq([c] { obj_free(c, c->mem, resource::cq); });
 
 	cmd.drv.cqe_size = sizeof(sroce_cqe);
+	cmd.drv.flags = stamp;
 	int ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector,
 				    &c->vcq.cq, cmd.buf(), create_cq_cmd::size,
 				    resp.core_ptr(), create_cq_resp::size);

@@ -12,12 +12,16 @@
  * accessors read that copy.  The consumer index is stored once, at
  * end_poll (or when next_poll finds the ring drained).
  *
- * No completion timestamps: struct sroce_cqe carries none and sroce.ko
- * refuses IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION, so the
- * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP flags are EOPNOTSUPP here, before
- * any command.
+ * Completion timestamps: a CQ created with
+ * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP (_WALLCLOCK) asks sroce.ko, by
+ * enum sroce_cq_flags in the CREATE_CQ tail, to stamp each CQE it writes
+ * with CLOCK_MONOTONIC (CLOCK_REALTIME) in nanoseconds.  The device clock
+ * is CLOCK_MONOTONIC: ibv_query_device_ex() reports hca_core_clock
+ * 1000000 kHz and a 64-bit mask, ibv_query_rt_values_ex() reads the same
+ * clock here, so a raw timestamp and a raw clock read compare directly.
  */
 #include <cerrno>
+#include <ctime>
 
 #include "cq.h"
 
@@ -25,7 +29,10 @@ namespace sroce {
 
 namespace {
 
-constexpr std::uint64_t supported_wc_flags = IBV_WC_STANDARD_FLAGS;
+constexpr std::uint64_t supported_wc_flags =
+	std::uint64_t{IBV_WC_STANDARD_FLAGS} |
+	IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+	IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
 constexpr std::uint32_t supported_cq_comp_mask =
 	IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD;
 constexpr std::uint32_t supported_cq_flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
@@ -35,12 +42,16 @@ inline cq *to_cq(ibv_cq_ex *ibcq) noexcept
 	return reinterpret_cast<cq *>(ibcq);
 }
 
-/* Reads the CQE at c->cur into c->wc and the fields ibv_cq_ex shows. */
+/* Reads the CQE at c->cur into c->wc, its timestamps and ibv_cq_ex. */
 int read_current(cq *c) noexcept
 {
-	const int ret = cq_ring_at(c->ring, c->cons, c->cur, &c->wc);
+	sroce_cqe cqe;
+	const int ret = cq_ring_at(c->ring, c->cons, c->cur, &cqe);
 
 	if (ret == 0) {
+		cqe_to_wc(cqe, &c->wc);
+		c->completion_ts = cqe.completion_ts;
+		c->wallclock_ns = cqe.wallclock_ns;
 		c->vcq.cq_ex.status = c->wc.status;
 		c->vcq.cq_ex.wr_id = c->wc.wr_id;
 	}
@@ -139,6 +150,18 @@ std::uint8_t read_dlid_path_bits(ibv_cq_ex *ibcq) noexcept
 	return to_cq(ibcq)->wc.dlid_path_bits;
 }
 
+/* The device clock (CLOCK_MONOTONIC, ns) when sroce.ko wrote the CQE. */
+std::uint64_t read_completion_ts(ibv_cq_ex *ibcq) noexcept
+{
+	return to_cq(ibcq)->completion_ts;
+}
+
+/* CLOCK_REALTIME in ns when sroce.ko wrote the CQE. */
+std::uint64_t read_completion_wallclock_ns(ibv_cq_ex *ibcq) noexcept
+{
+	return to_cq(ibcq)->wallclock_ns;
+}
+
 } /* namespace */
 
 int check_cq_init_attr(const ibv_cq_init_attr_ex &attr) noexcept
@@ -184,6 +207,37 @@ void set_cq_ex_ops(cq *c, std::uint64_t wc_flags) noexcept
 		x.read_sl = read_sl;
 	if ((wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS) != 0)
 		x.read_dlid_path_bits = read_dlid_path_bits;
+	if ((wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) != 0)
+		x.read_completion_ts = read_completion_ts;
+	if ((wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK) != 0)
+		x.read_completion_wallclock_ns = read_completion_wallclock_ns;
+}
+
+std::uint32_t cq_stamp_flags(std::uint64_t wc_flags) noexcept
+{
+	std::uint32_t stamp = 0;
+
+	if ((wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) != 0)
+		stamp |= SROCE_CQ_F_TIMESTAMP;
+	if ((wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK) != 0)
+		stamp |= SROCE_CQ_F_WALLCLOCK;
+	return stamp;
+}
+
+int query_rt_values(ibv_context * /*ibctx*/, ibv_values_ex *values) noexcept
+{
+	if ((values->comp_mask & ~std::uint32_t{IBV_VALUES_MASK_RAW_CLOCK}) !=
+	    0)
+		return EINVAL;
+	if (values->comp_mask == 0)
+		return 0;
+	timespec now{};
+
+	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+		return errno;
+	values->raw_clock.tv_sec = 0;
+	values->raw_clock.tv_nsec = now.tv_sec * 1000000000L + now.tv_nsec;
+	return 0;
 }
 
 /* libibverbs runs verbs_init_cq() on what this returns. */
@@ -200,7 +254,8 @@ ibv_cq_ex *create_cq_ex(ibv_context *ibctx, ibv_cq_init_attr_ex *attr) noexcept
 		return null_with_errno(EINVAL);
 	ibv_cq *ibcq =
 		create_cq_on(ibctx, static_cast<int>(attr->cqe), attr->channel,
-			     static_cast<int>(attr->comp_vector), domain);
+			     static_cast<int>(attr->comp_vector), domain,
+			     cq_stamp_flags(attr->wc_flags));
 	if (ibcq == nullptr)
 		return nullptr;
 	cq *c = to_cq(ibcq);

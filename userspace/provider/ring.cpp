@@ -150,7 +150,7 @@ std::uint32_t cq_ring_consumer(const ring_view &ring) noexcept
 }
 
 int cq_ring_at(const ring_view &ring, std::uint32_t cons, std::uint32_t cur,
-	       ibv_wc *wc) noexcept
+	       sroce_cqe *cqe) noexcept
 {
 	const std::uint32_t prod =
 		std::atomic_ref<std::uint32_t>(*ring.producer)
@@ -161,10 +161,7 @@ int cq_ring_at(const ring_view &ring, std::uint32_t cons, std::uint32_t cur,
 		return EIO;
 	if (ring_used(cur, cons) >= used)
 		return ENOENT;
-	sroce_cqe cqe;
-
-	std::memcpy(&cqe, ring.slot(cur).data(), sizeof(cqe));
-	cqe_to_wc(cqe, wc);
+	std::memcpy(cqe, ring.slot(cur).data(), sizeof(*cqe));
 	return 0;
 }
 

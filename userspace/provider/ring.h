@@ -101,8 +101,9 @@ int cq_ring_poll(const ring_view &ring, std::span<ibv_wc> wc) noexcept;
 
 /*
  * The extended poll's cursor (cq_ex.cpp): the consumer index as this side
- * last stored it, and the CQE at free-running index cur as a work
- * completion.  cq_ring_at() returns 0 with *wc filled, ENOENT when the
+ * last stored it, and a copy of the CQE at free-running index cur (for
+ * cqe_to_wc() and the fields an ibv_wc has not, the timestamps).
+ * cq_ring_at() returns 0 with *cqe filled, ENOENT when the
  * kernel has produced nothing at cur yet, or EIO when the producer index
  * is more than a ring ahead of cons (a corrupted ring).  Neither moves the
  * consumer index: cq_ring_consume() stores it (release) once the CQEs
@@ -110,7 +111,7 @@ int cq_ring_poll(const ring_view &ring, std::span<ibv_wc> wc) noexcept;
  */
 std::uint32_t cq_ring_consumer(const ring_view &ring) noexcept;
 int cq_ring_at(const ring_view &ring, std::uint32_t cons, std::uint32_t cur,
-	       ibv_wc *wc) noexcept;
+	       sroce_cqe *cqe) noexcept;
 void cq_ring_consume(const ring_view &ring, std::uint32_t cons) noexcept;
 
 /*

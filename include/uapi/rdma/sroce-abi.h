@@ -232,7 +232,13 @@ enum sroce_wc_flags {
  *	data hold: an enum rdma_network_type value (RDMA_NETWORK_IPV4: 20
  *	zero bytes then the IPv4 header; RDMA_NETWORK_IPV6: the IPv6
  *	header); 0 otherwise
- * @reserved: zero
+ * @completion_ts: with %SROCE_CQ_F_TIMESTAMP on the CQ, the device clock
+ *	when the kernel wrote the CQE: CLOCK_MONOTONIC in nanoseconds
+ *	(ktime_get_ns(); hca_core_clock is 1000000 kHz, the timestamp mask
+ *	all 64 bits); 0 otherwise
+ * @wallclock_ns: with %SROCE_CQ_F_WALLCLOCK on the CQ, CLOCK_REALTIME in
+ *	nanoseconds when the kernel wrote the CQE (ktime_get_real_ns());
+ *	0 otherwise
  *
  * A ring's entry_size may be larger than this structure in a later version;
  * a consumer always steps by the ring's entry_size.
@@ -253,7 +259,8 @@ struct sroce_cqe {
 	__u8 dlid_path_bits;
 	__u8 port_num;
 	__u8 network_hdr_type;
-	__u32 reserved[4];
+	__aligned_u64 completion_ts;
+	__aligned_u64 wallclock_ns;
 };
 
 /**
@@ -275,17 +282,34 @@ enum sroce_cq_notify {
 };
 
 /**
+ * enum sroce_cq_flags - &struct sroce_create_cq_cmd.flags
+ * @SROCE_CQ_F_TIMESTAMP: stamp every CQE's @completion_ts with the device
+ *	clock (CLOCK_MONOTONIC, ns) when it is written; what
+ *	IBV_WC_EX_WITH_COMPLETION_TIMESTAMP asks (a generic caller asks with
+ *	IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
+ * @SROCE_CQ_F_WALLCLOCK: stamp every CQE's @wallclock_ns with
+ *	CLOCK_REALTIME (ns); what IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK
+ *	asks
+ *
+ * The clocks are read only for a CQ that asked: the other CQEs carry 0.
+ */
+enum sroce_cq_flags {
+	SROCE_CQ_F_TIMESTAMP = 1 << 0,
+	SROCE_CQ_F_WALLCLOCK = 1 << 1,
+};
+
+/**
  * struct sroce_create_cq_cmd - driver tail of CREATE_CQ
  * @cqe_size: the sizeof(struct sroce_cqe) the provider was built with; the
  *	kernel refuses a CQE size it cannot produce
- * @reserved: must be zero
+ * @flags: &enum sroce_cq_flags; the kernel refuses other bits
  *
  * A create without a tail (a generic caller) is accepted and gets a ring
  * like any other.
  */
 struct sroce_create_cq_cmd {
 	__u32 cqe_size;
-	__u32 reserved;
+	__u32 flags;
 };
 
 /**

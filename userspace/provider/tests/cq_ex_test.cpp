@@ -3,13 +3,15 @@
  * The extended CQ's poll API (cq_ex.cpp) on a CQ built by hand over a
  * plain buffer: start/next/end poll over the CQEs the test produces as the
  * kernel would, the accessors' values, the consumer index moving only when
- * the poll ends, the 2^32 wrap, which accessors wc_flags installs, and the
- * attributes create_cq_ex() refuses before any command.
+ * the poll ends, the 2^32 wrap, which accessors wc_flags installs, the
+ * completion timestamps and the raw clock of ibv_query_rt_values_ex(), and
+ * the attributes create_cq_ex() refuses before any command.
  */
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -235,6 +237,108 @@ TEST_F(CqEx, OnlyTheAccessorsAskedFor)
 	EXPECT_EQ(x.read_completion_wallclock_ns, nullptr);
 }
 
+/* The kernel writes the two timestamps where the provider reads them. */
+static_assert(offsetof(sroce_cqe, completion_ts) == 48);
+static_assert(offsetof(sroce_cqe, wallclock_ns) == 56);
+
+TEST_F(CqEx, TimestampAccessorsReadEachCqesStamps)
+{
+	ibv_cq_ex &x = c_->vcq.cq_ex;
+	ibv_poll_cq_attr attr{};
+
+	x = ibv_cq_ex{};
+	sroce::set_cq_ex_ops(
+		c_, IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK);
+	ASSERT_NE(x.read_completion_ts, nullptr);
+	ASSERT_NE(x.read_completion_wallclock_ns, nullptr);
+	EXPECT_EQ(x.read_byte_len, nullptr);
+	for (std::uint64_t i = 0; i < 3; ++i) {
+		sroce_cqe c{};
+		c.wr_id = i;
+		c.opcode = IBV_WC_SEND;
+		c.completion_ts = 0x1000000000ULL + i;
+		c.wallclock_ns = 0x7000000000000000ULL + 100 * i;
+		post(c);
+	}
+	ASSERT_EQ(ibv_start_poll(x_, &attr), 0);
+	for (std::uint64_t i = 0; i < 3; ++i) {
+		if (i != 0) {
+			ASSERT_EQ(ibv_next_poll(x_), 0);
+		}
+		EXPECT_EQ(x_->wr_id, i);
+		EXPECT_EQ(ibv_wc_read_completion_ts(x_), 0x1000000000ULL + i);
+		EXPECT_EQ(ibv_wc_read_completion_wallclock_ns(x_),
+			  0x7000000000000000ULL + 100 * i);
+	}
+	EXPECT_EQ(ibv_next_poll(x_), ENOENT);
+}
+
+TEST_F(CqEx, OnlyTheWallclockAskedFor)
+{
+	ibv_cq_ex &x = c_->vcq.cq_ex;
+
+	x = ibv_cq_ex{};
+	sroce::set_cq_ex_ops(c_, IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK);
+	EXPECT_EQ(x.read_completion_ts, nullptr);
+	EXPECT_NE(x.read_completion_wallclock_ns, nullptr);
+}
+
+/* What the CREATE_CQ tail asks sroce.ko to stamp. */
+TEST(CqStamp, FlagsMapToTheCommandsBits)
+{
+	EXPECT_EQ(sroce::cq_stamp_flags(IBV_WC_STANDARD_FLAGS), 0U);
+	EXPECT_EQ(sroce::cq_stamp_flags(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP),
+		  std::uint32_t{SROCE_CQ_F_TIMESTAMP});
+	EXPECT_EQ(sroce::cq_stamp_flags(
+			  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK),
+		  std::uint32_t{SROCE_CQ_F_WALLCLOCK});
+	EXPECT_EQ(sroce::cq_stamp_flags(
+			  std::uint64_t{IBV_WC_STANDARD_FLAGS} |
+			  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK),
+		  std::uint32_t{SROCE_CQ_F_TIMESTAMP | SROCE_CQ_F_WALLCLOCK});
+}
+
+std::uint64_t monotonic_ns()
+{
+	timespec t{};
+
+	EXPECT_EQ(clock_gettime(CLOCK_MONOTONIC, &t), 0);
+	return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ULL +
+	       static_cast<std::uint64_t>(t.tv_nsec);
+}
+
+/* The raw clock is CLOCK_MONOTONIC in ns, all in tv_nsec (as mlx5). */
+TEST(RtValues, RawClockIsMonotonicNanoseconds)
+{
+	ibv_values_ex v{};
+
+	v.comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
+	v.raw_clock.tv_sec = 99;
+	const std::uint64_t before = monotonic_ns();
+	ASSERT_EQ(sroce::query_rt_values(nullptr, &v), 0);
+	const std::uint64_t after = monotonic_ns();
+	EXPECT_EQ(v.comp_mask, std::uint32_t{IBV_VALUES_MASK_RAW_CLOCK});
+	EXPECT_EQ(v.raw_clock.tv_sec, 0);
+	const auto raw = static_cast<std::uint64_t>(v.raw_clock.tv_nsec);
+	EXPECT_LE(before, raw);
+	EXPECT_LE(raw, after);
+}
+
+TEST(RtValues, UnknownMaskIsEinvalAndNoneIsNothing)
+{
+	ibv_values_ex v{};
+
+	v.comp_mask = IBV_VALUES_MASK_RAW_CLOCK | (1U << 5);
+	EXPECT_EQ(sroce::query_rt_values(nullptr, &v), EINVAL);
+	v = ibv_values_ex{};
+	v.raw_clock.tv_nsec = 5;
+	EXPECT_EQ(sroce::query_rt_values(nullptr, &v), 0);
+	EXPECT_EQ(v.comp_mask, 0U);
+	EXPECT_EQ(v.raw_clock.tv_nsec, 5);
+}
+
 TEST(CqInitAttr, StandardFlagsAndSingleThreadedAreAccepted)
 {
 	ibv_cq_init_attr_ex a{};
@@ -246,19 +350,20 @@ TEST(CqInitAttr, StandardFlagsAndSingleThreadedAreAccepted)
 	a.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
 	a.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
 	EXPECT_EQ(sroce::check_cq_init_attr(a), 0);
+	a.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+		      IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
+	EXPECT_EQ(sroce::check_cq_init_attr(a), 0);
 }
 
 TEST(CqInitAttr, WhatSroceCannotGiveIsEopnotsupp)
 {
-	for (std::uint64_t f :
-	     {std::uint64_t{IBV_WC_EX_WITH_COMPLETION_TIMESTAMP},
-	      std::uint64_t{IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK},
-	      std::uint64_t{IBV_WC_EX_WITH_CVLAN},
-	      std::uint64_t{IBV_WC_EX_WITH_FLOW_TAG},
-	      std::uint64_t{IBV_WC_EX_WITH_TM_INFO}}) {
+	for (std::uint64_t f : {std::uint64_t{IBV_WC_EX_WITH_CVLAN},
+				std::uint64_t{IBV_WC_EX_WITH_FLOW_TAG},
+				std::uint64_t{IBV_WC_EX_WITH_TM_INFO}}) {
 		ibv_cq_init_attr_ex a{};
 
-		a.wc_flags = IBV_WC_STANDARD_FLAGS | f;
+		a.wc_flags = std::uint64_t{IBV_WC_STANDARD_FLAGS} |
+			     IBV_WC_EX_WITH_COMPLETION_TIMESTAMP | f;
 		EXPECT_EQ(sroce::check_cq_init_attr(a), EOPNOTSUPP) << f;
 	}
 	ibv_cq_init_attr_ex a{};

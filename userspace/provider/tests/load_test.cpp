@@ -12,10 +12,12 @@
  * ibv_cmd_modify_qp/query_qp/destroy_qp run inside the real libibverbs.
  * Likewise ibv_alloc_mw(), ibv_bind_mw(), ibv_dealloc_mw(),
  * ibv_rereg_mr(), ibv_attach_mcast() and ibv_detach_mcast() with
- * ibv_cmd_alloc_mw/dealloc_mw/rereg_mr/attach_mcast/detach_mcast.
+ * ibv_cmd_alloc_mw/dealloc_mw/rereg_mr/attach_mcast/detach_mcast, and
+ * ibv_query_rt_values_ex() reaching the provider's clock.
  */
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -695,6 +697,37 @@ TEST_F(ProviderLoad, PassesKernelErrorOn)
 {
 	the_fake_kernel().get_context_errno = EMFILE;
 	expect_refused(EMFILE);
+}
+
+/*
+ * The device clock through libibverbs: ibv_query_rt_values_ex() reaches
+ * the provider's query_rt_values (without it libibverbs answers
+ * EOPNOTSUPP), which reads CLOCK_MONOTONIC.  (The CREATE_CQ tail of
+ * ibv_create_cq_ex() with timestamps: rctest timestamps in the guest.)
+ */
+TEST_F(ProviderLoad, RtValuesReadTheDeviceClock)
+{
+	ibv_context *ctx = open_device();
+	ASSERT_NE(ctx, nullptr) << std::strerror(errno);
+
+	ibv_values_ex v{};
+	v.comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
+	timespec t{};
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	const auto before =
+		static_cast<std::uint64_t>(t.tv_sec) * 1000000000ULL +
+		static_cast<std::uint64_t>(t.tv_nsec);
+	ASSERT_EQ(ibv_query_rt_values_ex(ctx, &v), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	const auto after =
+		static_cast<std::uint64_t>(t.tv_sec) * 1000000000ULL +
+		static_cast<std::uint64_t>(t.tv_nsec);
+	EXPECT_EQ(v.comp_mask, std::uint32_t{IBV_VALUES_MASK_RAW_CLOCK});
+	EXPECT_EQ(v.raw_clock.tv_sec, 0);
+	EXPECT_LE(before, static_cast<std::uint64_t>(v.raw_clock.tv_nsec));
+	EXPECT_LE(static_cast<std::uint64_t>(v.raw_clock.tv_nsec), after);
+
+	EXPECT_EQ(ibv_close_device(ctx), 0);
 }
 
 } /* namespace */

@@ -18,6 +18,7 @@
  *   bad-lkey, rnr, recv-too-small           errors.cpp
  *   solicited, events                       events.cpp
  *   rdma, rd-limit, rereg                   rdma.cpp
+ *   timestamps                              timestamps.cpp
  *   all                                     every check above, in turn
  *
  * UD and UC QPs are sroce-udtest's, multicast sroce-mcasttest's.
@@ -40,13 +41,21 @@ void describe(const device &d)
 }
 
 constexpr check checks[] = {
-	{"wrap", check_wrap},	      {"full", check_full},
-	{"state", check_state},	      {"multi-sge", check_multi_sge},
-	{"imm", check_imm},	      {"solicited", check_solicited},
-	{"inline", check_inline},     {"bad-lkey", check_bad_lkey},
-	{"rnr", check_rnr},	      {"recv-too-small", check_recv_too_small},
-	{"events", check_events},     {"rdma", check_rdma},
-	{"rd-limit", check_rd_limit}, {"rereg", check_rereg},
+	{"wrap", check_wrap},
+	{"full", check_full},
+	{"state", check_state},
+	{"multi-sge", check_multi_sge},
+	{"imm", check_imm},
+	{"solicited", check_solicited},
+	{"inline", check_inline},
+	{"bad-lkey", check_bad_lkey},
+	{"rnr", check_rnr},
+	{"recv-too-small", check_recv_too_small},
+	{"events", check_events},
+	{"rdma", check_rdma},
+	{"rd-limit", check_rd_limit},
+	{"rereg", check_rereg},
+	{"timestamps", check_timestamps},
 };
 
 } /* namespace */

@@ -8,6 +8,7 @@
  *   errors.cpp     bad-lkey, rnr, recv-too-small
  *   events.cpp     solicited, events
  *   rdma.cpp       rdma, rd-limit, rereg
+ *   timestamps.cpp timestamps
  *
  * A is the requester, B the responder, unless a check says otherwise;
  * each returns false when it gave up.
@@ -35,6 +36,7 @@ bool check_events(device &da, device &db);
 bool check_rdma(device &da, device &db);
 bool check_rd_limit(device &da, device &db);
 bool check_rereg(device &da, device &db);
+bool check_timestamps(device &da, device &db);
 
 } /* namespace rctest */
 

@@ -111,6 +111,28 @@ test_sroce_clean_payload() {
 	torture sroce0 sroce1 --qps 4 --bytes 64M --depth 16 --progress 10 \
 		--mix send=4,write=3,write_imm=2
 	no_rx_errors
+	in_runs "$TORTURE_SNAP" sroce0 sroce1
+}
+
+# veth_gso_list on|off: the veth's fraglist GSO (ethtool's tx-gso-list) on
+# both ends.  On, a veth hands a run to its peer whole and the receiving
+# UDP socket cuts it up; off, the sender's stack cuts it up before the
+# veth, as for virtio-net and nearly every Ethernet driver.
+veth_gso_list() {
+	ethtool -K v0 tx-gso-list "$1" &&
+		ip netns exec "$NS" ethtool -K v1 tx-gso-list "$1"
+}
+
+# The mix again with the runs cut up by the sender's stack: every packet
+# crosses the wire alone, with its own lengths, IPv4 ID and ICRC.
+test_sroce_clean_segmented() {
+	ADDR_A=$IP0 ADDR_B=$IP1
+	veth_gso_list off || fail "ethtool -K tx-gso-list off"
+	torture sroce0 sroce1 --qps 4 --bytes 32M --depth 16 --progress 10 ||
+		{ veth_gso_list on; fail "torture failed"; }
+	veth_gso_list on || fail "ethtool -K tx-gso-list on"
+	no_rx_errors
+	in_runs "$TORTURE_SNAP" sroce0 sroce1
 }
 
 test_sroce_clean_rd_atomic() {
@@ -118,6 +140,29 @@ test_sroce_clean_rd_atomic() {
 	torture sroce0 sroce1 --qps 4 --bytes 64M --depth 16 --progress 10 \
 		--mix read=3,atomic=2
 	no_rx_errors
+}
+
+# in_runs SNAPSHOT DEV...: since SNAPSHOT each DEV handed its packets to
+# the IP layer in runs of 4 or more on average (tx_packets / tx_runs):
+# the packets a QP builds together leave as one UDP fraglist GSO skb
+# (drivers/sroce/net.c).
+in_runs() {
+	local snap=$1 d dev c v p r
+	shift
+	for d in "$@"; do
+		p='' r=''
+		while read -r dev c v; do
+			[ "$dev" = "$d" ] || continue
+			case $c in
+			tx_packets) p=$(($(hw_counter "$d" tx_packets) - v)) ;;
+			tx_runs) r=$(($(hw_counter "$d" tx_runs) - v)) ;;
+			esac
+		done <<< "$snap"
+		echo "$d: ${p:-?} packets in ${r:-?} runs"
+		if [ -z "$p" ] || [ -z "$r" ] || [ "$r" -eq 0 ] || [ "$p" -lt $((4 * r)) ]; then
+			fail "$d sent ${p:-?} packets in ${r:-?} runs: not in runs"
+		fi
+	done
 }
 
 # ---- lossy profiles ---------------------------------------------------------
@@ -374,6 +419,7 @@ clean_cases() {
 	run_test "sroce: 4 QP pairs, 64 MiB of mixed RC ops both ways, clean wire, all verified" test_sroce_clean
 	run_test "sroce: 64 MiB of SEND, WRITE and WRITE_WITH_IMM only, clean wire" test_sroce_clean_payload
 	run_test "sroce: 64 MiB of READ and atomics only, clean wire" test_sroce_clean_rd_atomic
+	run_test "sroce: 32 MiB of the mix, runs cut up by the sender's stack (veth without fraglist GSO)" test_sroce_clean_segmented
 	run_test "rmmod sroce after the torture is clean" test_rmmod
 	run_setup "two rdma_rxe devices on a veth in init_net" test_rxe_setup
 	run_test "rdma_rxe: the same 64 MiB mixed run (the tool checked against rxe)" test_rxe_clean

@@ -59,6 +59,7 @@ enum sroce_counter {
 	SROCE_CNT_RAW_TX,		/* frames raw packet QPs sent */
 	SROCE_CNT_RAW_RX,		/* frames given to a raw QP's receive */
 	SROCE_CNT_RAW_RX_DROPS,		/* frames a flow's QP could not take */
+	SROCE_CNT_TX_RUNS,		/* skbs given to the IP layer (net.c) */
 	SROCE_CNT_NR,
 };
 
@@ -104,6 +105,17 @@ static inline void sroce_stats_inc(struct sroce_stats __percpu *stats,
 
 	u64_stats_update_begin(&s->syncp);
 	u64_stats_inc(&s->cnt[c]);
+	u64_stats_update_end(&s->syncp);
+}
+
+/* sroce_stats_add() - add @n to counter @c.  Bottom halves disabled. */
+static inline void sroce_stats_add(struct sroce_stats __percpu *stats,
+				   enum sroce_counter c, u64 n)
+{
+	struct sroce_stats *s = this_cpu_ptr(stats);
+
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_add(&s->cnt[c], n);
 	u64_stats_update_end(&s->syncp);
 }
 

@@ -53,6 +53,80 @@ static struct dst_entry *sroce_net_route(struct sroce_dev *sdev,
 	return ERR_PTR(-EAFNOSUPPORT);
 }
 
+/* The IP and UDP fields of a packet of @qpn along @av */
+static void sroce_net_path(struct sroce_net *hdr, const struct sroce_av *av,
+			   u32 qpn)
+{
+	*hdr = (struct sroce_net) {
+		.ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)
+					    av->dgid.raw),
+		.tos = av->tclass,
+		.ttl = av->hop_limit ? av->hop_limit : 64,
+		.sport = sroce_udp_sport_qpn(qpn),
+		.dport = SROCE_UDP_PORT,
+	};
+	memcpy(hdr->saddr, av->sgid.raw, 16);
+	memcpy(hdr->daddr, av->dgid.raw, 16);
+}
+
+/* Is @skb a transport part sroce_net_encap() can put headers on */
+static bool sroce_net_fits(const struct sk_buff *skb, u32 nhl)
+{
+	return skb->len >= SROCE_BTH_LEN + SROCE_ICRC_LEN &&
+	       skb_headroom(skb) >= nhl;
+}
+
+/*
+ * Push the IP and UDP headers of @hdr (its IPv4 ID included) in front of
+ * the transport part in @skb and write the ICRC over the whole packet.
+ */
+static void sroce_net_encap(struct sk_buff *skb, const struct sroce_net *hdr)
+{
+	u32 len = skb->len, nhl = sroce_net_hlen(hdr);
+	struct sroce_icrc ic;
+	__le32 icrc;
+
+	skb_push(skb, nhl);
+	sroce_net_build(skb->data, hdr, len);
+	skb_reset_network_header(skb);
+	skb_set_transport_header(skb, nhl - SROCE_UDP_HLEN);
+	sroce_icrc_start(&ic, skb->data, hdr->ipv6, skb_transport_header(skb),
+			 skb->data + nhl);
+	sroce_skb_icrc_feed(skb, nhl + SROCE_BTH_LEN,
+			    nhl + len - SROCE_ICRC_LEN, &ic);
+	icrc = cpu_to_le32(sroce_icrc_finish(&ic));
+	skb_store_bits(skb, nhl + len - SROCE_ICRC_LEN, &icrc, sizeof(icrc));
+}
+
+/*
+ * Hand @skb, IP header on, holding @npkts packets, to the IP layer along
+ * @dst (a reference of its own is taken).
+ */
+static int sroce_net_out(struct sroce_dev *sdev, struct sk_buff *skb,
+			 struct dst_entry *dst, bool ipv6, u32 npkts)
+{
+	int ret;
+
+	skb_dst_set(skb, dst_clone(dst));
+	local_bh_disable();
+	sroce_stats_add(sdev->stats, SROCE_CNT_TX_PACKETS, npkts);
+	sroce_stats_inc(sdev->stats, SROCE_CNT_TX_RUNS);
+	local_bh_enable();
+	/* The device holds its namespace's sockets: they cannot go away. */
+	if (ipv6) {
+		skb->protocol = htons(ETH_P_IPV6);
+		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+		ret = ip6_local_out(sdev->net, sroce_socket_sk(sdev->net, true),
+				    skb);
+	} else {
+		skb->protocol = htons(ETH_P_IP);
+		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+		ret = ip_local_out(sdev->net, sroce_socket_sk(sdev->net, false),
+				   skb);
+	}
+	return net_xmit_eval(ret) ? -ENOBUFS : 0;
+}
+
 /**
  * sroce_net_xmit() - send one RoCEv2 packet of a device
  * @sdev: the device, registered, in process or softirq context
@@ -73,65 +147,139 @@ static struct dst_entry *sroce_net_route(struct sroce_dev *sdev,
 int sroce_net_xmit(struct sroce_dev *sdev, struct sk_buff *skb,
 		   const struct sroce_av *av, u32 qpn)
 {
-	struct sroce_net hdr = {
-		.ipv6 = !ipv6_addr_v4mapped((const struct in6_addr *)
-					    av->dgid.raw),
-		.tos = av->tclass,
-		.ttl = av->hop_limit ? av->hop_limit : 64,
-		.sport = sroce_udp_sport_qpn(qpn),
-		.dport = SROCE_UDP_PORT,
-	};
-	u32 len = skb->len, nhl = sroce_net_hlen(&hdr);
 	struct dst_entry *dst;
-	struct sroce_icrc ic;
-	__le32 icrc;
+	struct sroce_net hdr;
 	int ret;
 
-	if (len < SROCE_BTH_LEN + SROCE_ICRC_LEN || skb_headroom(skb) < nhl) {
+	sroce_net_path(&hdr, av, qpn);
+	if (!sroce_net_fits(skb, sroce_net_hlen(&hdr))) {
 		ret = -EINVAL;
 		goto free_skb;
 	}
-	memcpy(hdr.saddr, av->sgid.raw, 16);
-	memcpy(hdr.daddr, av->dgid.raw, 16);
 	dst = sroce_net_route(sdev, &hdr);
 	if (IS_ERR(dst)) {
 		ret = PTR_ERR(dst);
 		goto free_skb;
 	}
-
-	skb_push(skb, nhl);
-	sroce_net_build(skb->data, &hdr, len);
-	skb_reset_network_header(skb);
-	skb_set_transport_header(skb, nhl - SROCE_UDP_HLEN);
-	sroce_icrc_start(&ic, skb->data, hdr.ipv6, skb_transport_header(skb),
-			 skb->data + nhl);
-	sroce_skb_icrc_feed(skb, nhl + SROCE_BTH_LEN,
-			    nhl + len - SROCE_ICRC_LEN, &ic);
-	icrc = cpu_to_le32(sroce_icrc_finish(&ic));
-	skb_store_bits(skb, nhl + len - SROCE_ICRC_LEN, &icrc, sizeof(icrc));
-
-	skb_dst_set(skb, dst);
+	sroce_net_encap(skb, &hdr);
 	skb->ip_summed = CHECKSUM_NONE;
-	local_bh_disable();
-	sroce_stats_inc(sdev->stats, SROCE_CNT_TX_PACKETS);
-	local_bh_enable();
-	/* The device holds its namespace's sockets: they cannot go away. */
-	if (hdr.ipv6) {
-		skb->protocol = htons(ETH_P_IPV6);
-		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-		ret = ip6_local_out(sdev->net, sroce_socket_sk(sdev->net, true),
-				    skb);
-	} else {
-		skb->protocol = htons(ETH_P_IP);
-		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-		ret = ip_local_out(sdev->net, sroce_socket_sk(sdev->net, false),
-				   skb);
-	}
-	return net_xmit_eval(ret) ? -ENOBUFS : 0;
+	ret = sroce_net_out(sdev, skb, dst, hdr.ipv6, 1);
+	dst_release(dst);
+	return ret;
 
 free_skb:
 	kfree_skb(skb);
 	return ret;
+}
+
+/*
+ * The largest run sroce_net_xmit_list() sends as one skb: its IP length
+ * (IPv4 total length, IPv6 payload length) and UDP length are 16 bits.
+ */
+#define SROCE_NET_GSO_MAX	(U16_MAX - SROCE_MAX_NET_HLEN)
+
+/*
+ * Send the run sroce_net_xmit_list() gathered on @head: alone, or as a
+ * UDP fraglist GSO packet of @npkts.
+ */
+static void sroce_net_out_run(struct sroce_dev *sdev, struct sk_buff *head,
+			      struct dst_entry *dst, const struct sroce_net *hdr,
+			      u32 npkts)
+{
+	u32 nhl = sroce_net_hlen(hdr);
+
+	if (npkts > 1) {
+		struct skb_shared_info *sh = skb_shinfo(head);
+
+		/*
+		 * As the kernel's UDP GRO leaves a fraglist packet: the UDP
+		 * length covers the run (the IP layer sets the IP length),
+		 * gso_size is the first packet's UDP payload; segmentation
+		 * gives each packet its own length back.  No checksum to
+		 * offload: RoCEv2's UDP checksum is 0.
+		 */
+		udp_hdr(head)->len = htons(head->len - nhl + SROCE_UDP_HLEN);
+		sh->gso_size = skb_headlen(head) - nhl;
+		sh->gso_segs = npkts;
+		sh->gso_type = SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST;
+		head->ip_summed = CHECKSUM_UNNECESSARY;
+	} else {
+		head->ip_summed = CHECKSUM_NONE;
+	}
+	sroce_net_out(sdev, head, dst, hdr->ipv6, npkts);
+}
+
+/**
+ * sroce_net_xmit_list() - send packets of one path, in order
+ * @sdev: the device, registered, in process or softirq context
+ * @list: transport parts as for sroce_net_xmit(); emptied, each consumed
+ * @av: their path, as for sroce_net_xmit()
+ * @qpn: the sending QP
+ *
+ * One route lookup for the list.  Runs of packets leave as one skb each:
+ * the first packet with the others on its frag_list, each with its own IP
+ * and UDP headers and ICRC, marked as UDP fraglist GSO (the shape the
+ * kernel's UDP GRO gives a run of datagrams).  The IP layer routes,
+ * filters and queues a run once.  A netdev without fraglist GSO (nearly
+ * every Ethernet driver) gets the packets one by one from the kernel's
+ * software segmentation, as a list sent with xmit_more: one doorbell (a
+ * virtio kick) for the run.  A netdev with it (veth, lo) passes the run
+ * on whole, and the receiving UDP socket segments it before encap_rcv
+ * (udp_unexpected_gso()), so that every receiver, rdma_rxe's too, sees
+ * the datagrams as if they had come one by one.  On the wire they are
+ * exactly what sroce_net_xmit() sends, but for the IPv4 ID, which counts
+ * up from 0 within a run (the kernel's segmentation numbers them so; the
+ * ICRC covers the ID, so each packet's is computed with its own).
+ */
+void sroce_net_xmit_list(struct sroce_dev *sdev, struct sk_buff_head *list,
+			 const struct sroce_av *av, u32 qpn)
+{
+	struct sk_buff *skb, *head = NULL, *tail = NULL;
+	struct dst_entry *dst;
+	struct sroce_net hdr;
+	u32 nhl, npkts = 0;
+
+	if (skb_queue_empty(list))
+		return;
+	sroce_net_path(&hdr, av, qpn);
+	nhl = sroce_net_hlen(&hdr);
+	dst = sroce_net_route(sdev, &hdr);
+	if (IS_ERR(dst)) {
+		__skb_queue_purge(list);
+		return;
+	}
+	while ((skb = __skb_dequeue(list))) {
+		if (!sroce_net_fits(skb, nhl)) {
+			kfree_skb(skb);
+			continue;
+		}
+		if (head && head->len + nhl + skb->len > SROCE_NET_GSO_MAX) {
+			sroce_net_out_run(sdev, head, dst, &hdr, npkts);
+			head = NULL;
+		}
+		hdr.ip_id = head ? npkts : 0;
+		sroce_net_encap(skb, &hdr);
+		if (!head) {
+			head = skb;
+			tail = NULL;
+			npkts = 1;
+			continue;
+		}
+		/* Headers before data, as GRO leaves a fraglist member. */
+		__skb_pull(skb, nhl);
+		if (tail)
+			tail->next = skb;
+		else
+			skb_shinfo(head)->frag_list = skb;
+		tail = skb;
+		head->len += skb->len;
+		head->data_len += skb->len;
+		head->truesize += skb->truesize;
+		npkts++;
+	}
+	if (head)
+		sroce_net_out_run(sdev, head, dst, &hdr, npkts);
+	dst_release(dst);
 }
 
 /**
@@ -182,4 +330,25 @@ int sroce_net_qp_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 		return sroce_net_xmit(qp->sdev, skb, &av, qp->ibqp.qp_num);
 	}
 	return sroce_net_xmit(qp->sdev, skb, &qp->av, qp->ibqp.qp_num);
+}
+
+/**
+ * sroce_net_qp_xmit_list() - send a QP's packets along its path, in order
+ * @qp: the QP, lock not held
+ * @list: from sroce_net_alloc_skb(), headers and payload written; emptied,
+ *	each consumed
+ *
+ * A connected QP's packets share one path: sroce_net_xmit_list() sends
+ * them in runs; a datagram or raw QP's go one by one.
+ */
+void sroce_net_qp_xmit_list(struct sroce_qp *qp, struct sk_buff_head *list)
+{
+	struct sk_buff *skb;
+
+	if (qp->ibqp.qp_type != IB_QPT_RAW_PACKET && !sroce_qp_is_ud(qp)) {
+		sroce_net_xmit_list(qp->sdev, list, &qp->av, qp->ibqp.qp_num);
+		return;
+	}
+	while ((skb = __skb_dequeue(list)))
+		sroce_net_qp_xmit(qp, skb);
 }

@@ -12,6 +12,7 @@
 struct net;
 struct sock;
 struct sk_buff;
+struct sk_buff_head;
 struct sroce_dev;
 struct sroce_icrc;
 struct sroce_av;
@@ -26,6 +27,8 @@ struct sock *sroce_socket_sk(struct net *net, bool ipv6);
 /* net.c */
 int sroce_net_xmit(struct sroce_dev *sdev, struct sk_buff *skb,
 		   const struct sroce_av *av, u32 qpn);
+void sroce_net_xmit_list(struct sroce_dev *sdev, struct sk_buff_head *list,
+			 const struct sroce_av *av, u32 qpn);
 
 /* Room sroce_net_xmit() needs in front of the BTH */
 #define SROCE_NET_HEADROOM	(LL_MAX_HEADER + 40 + 8)
@@ -34,6 +37,7 @@ struct sroce_qp;
 struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp, u32 hdr_len,
 				    u32 paylen, u8 **hdr);
 int sroce_net_qp_xmit(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_net_qp_xmit_list(struct sroce_qp *qp, struct sk_buff_head *list);
 
 /* recv.c */
 void sroce_skb_recv(struct sroce_dev *sdev, struct sk_buff *skb);

@@ -662,7 +662,6 @@ bool sroce_req_run(struct sroce_qp *qp)
 	enum sroce_req_stop stop;
 	struct sk_buff_head list;
 	struct sroce_nfy nfy;
-	struct sk_buff *skb;
 	unsigned long flags;
 	int batches = 0;
 
@@ -673,8 +672,7 @@ bool sroce_req_run(struct sroce_qp *qp)
 		stop = sroce_req_build(qp, &list, &nfy);
 		spin_unlock_irqrestore(&qp->lock, flags);
 
-		while ((skb = __skb_dequeue(&list)))
-			sroce_net_qp_xmit(qp, skb);
+		sroce_net_qp_xmit_list(qp, &list);
 		sroce_qp_notify(&nfy);
 	} while (stop == SROCE_REQ_BUDGET && ++batches < SROCE_REQ_RUN_BATCHES);
 	if (stop == SROCE_REQ_NOMEM)

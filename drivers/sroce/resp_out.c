@@ -185,7 +185,6 @@ bool sroce_resp_run(struct sroce_qp *qp)
 	bool task = in_task();
 	struct sk_buff_head list;
 	struct sroce_nfy nfy;
-	struct sk_buff *skb;
 	unsigned long flags;
 	int n, sent = 0;
 
@@ -198,8 +197,7 @@ bool sroce_resp_run(struct sroce_qp *qp)
 		n = sroce_resp_build(qp, &list, &nfy);
 		spin_unlock_irqrestore(&qp->lock, flags);
 
-		while ((skb = __skb_dequeue(&list)))
-			sroce_net_qp_xmit(qp, skb);
+		sroce_net_qp_xmit_list(qp, &list);
 		sroce_qp_notify(&nfy);
 		sent += n;
 		if (task)

@@ -274,9 +274,27 @@ flap() {
 	ip -n "$NS" link set v1 up
 	echo "v1 was down for 2 s"
 	wait "$pid" || rc=$?
+	link_back
 	# The outage hit traffic under way: requests went unanswered.
 	moved_somewhere ack_timeouts
 	return "$rc"
+}
+
+# After a flap, the next profile must find a working link: both ends up
+# with carrier, and no neighbour entry left FAILED by the probes sent
+# into the outage (an RTR's address resolution waits only 1 s for ARP,
+# and once timed out when its first request went out as the link came up).
+link_back() {
+	wait_for 10 lower_up v0 || fail "v0 has no carrier"
+	wait_for 10 lower_up v1 "$NS" || fail "v1 has no carrier"
+	ip neigh flush dev v0
+	ip -n "$NS" neigh flush dev v1
+}
+
+# lower_up IF [NS]: IF (in namespace NS) is up with carrier.
+lower_up() {
+	local out
+	out=$(ip ${2:+-n "$2"} link show "$1") && [[ $out == *LOWER_UP* ]]
 }
 
 # tx_above DEV N: DEV's tx_packets is above N.

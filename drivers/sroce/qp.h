@@ -236,6 +236,10 @@ enum sroce_qp_flag {
  * @psn_next: PSN of the next packet the requester sends
  * @psn_max: the PSN after the highest one ever sent (tells resends apart)
  * @ackreq_gap: packets sent since the last one asking for an ACK
+ * @ackreq_owed: the last packet built ends a SEND or WRITE message and
+ *	does not ask for an ACK yet: it does if no packet follows it in its
+ *	batch (sroce_req_build())
+ * @ackreq_owed_fresh: that packet is a first transmission
  * @probe_due: the packet at the completer's probe_psn is to be sent
  *	again, alone, asking for an ACK (sroce_comp_probe())
  */
@@ -246,6 +250,8 @@ struct sroce_req {
 	u32 psn_next;
 	u32 psn_max;
 	u32 ackreq_gap;
+	bool ackreq_owed;
+	bool ackreq_owed_fresh;
 	bool probe_due;
 };
 

@@ -21,7 +21,9 @@
  * bit in the ring's notification word, issues a full barrier and looks at
  * the producer index once more; the provider stores its producer index,
  * issues a full barrier and reads the word.  One of the two sees the other
- * (include/uapi/rdma/sroce-abi.h).
+ * (include/uapi/rdma/sroce-abi.h).  An RC QP with packets outstanding does
+ * not set the bit: their answer runs the requester, which then sends what
+ * was posted meanwhile, a batch at a time, without a system call per post.
  */
 #include <linux/skbuff.h>
 #include <rdma/ib_user_verbs.h>
@@ -279,6 +281,17 @@ static int sroce_req_seg(struct sroce_qp *qp, const struct sroce_swqe *w,
 	}
 }
 
+/*
+ * A packet at @psn asks for an ACK: the gap counts from it, and the round
+ * trip of a first transmission (@fresh) is timed (Karn).
+ */
+static void sroce_req_ackreq_sent(struct sroce_qp *qp, u32 psn, bool fresh)
+{
+	qp->req.ackreq_gap = 0;
+	if (fresh)
+		sroce_timers_rtt_start(qp, psn);
+}
+
 /* One packet of WQE @w at the requester's position, onto @list. */
 static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 			       struct sk_buff_head *list)
@@ -289,6 +302,7 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	struct sroce_seg seg;
 	struct sk_buff *skb;
 	u32 hdr_len, npsn;
+	bool owed = false;
 	u8 *hdr;
 	int ret;
 
@@ -334,20 +348,24 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 		h.deth.sqpn = qp->ibqp.qp_num;
 		*sroce_skb_av(skb) = w->av;
 	} else if (sroce_qp_is_rc(qp) &&
-		   (info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) &&
-		   (seg.last || qp->req.probe_due ||
-		    ++qp->req.ackreq_gap >= min_t(u32, SROCE_REQ_ACK_EVERY,
-					      qp->comp.cwnd / 2))) {
+		   (info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE))) {
 		/*
 		 * READ and atomic requests are answered by their responses;
-		 * others ask for an ACK with the last packet of a message and
-		 * often enough that the window never waits for one.
+		 * others ask for an ACK often enough that the window never
+		 * waits for one, and with the last packet of a message, unless
+		 * another packet follows it in the batch: one ACK then
+		 * acknowledges both (sroce_req_build()).
 		 */
-		h.bth.flags |= SROCE_BTHF_ACKREQ;
-		qp->req.ackreq_gap = 0;
-		/* Time the round trip of a first transmission (Karn). */
-		if (qp->req.psn_next == qp->req.psn_max)
-			sroce_timers_rtt_start(qp, qp->req.psn_next);
+		if (qp->req.probe_due ||
+		    ++qp->req.ackreq_gap >= min_t(u32, SROCE_REQ_ACK_EVERY,
+						  qp->comp.cwnd / 2)) {
+			h.bth.flags |= SROCE_BTHF_ACKREQ;
+			sroce_req_ackreq_sent(qp, qp->req.psn_next,
+					      qp->req.psn_next ==
+					      qp->req.psn_max);
+		} else {
+			owed = seg.last;
+		}
 	}
 	h.imm = be32_to_cpu((__force __be32)w->imm);
 	h.ieth_rkey = w->imm;	/* SEND_WITH_INV: the key, host order */
@@ -366,6 +384,8 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	}
 	sroce_hdrs_build(hdr, hdr_len, &h);
 	__skb_queue_tail(list, skb);
+	qp->req.ackreq_owed = owed;
+	qp->req.ackreq_owed_fresh = qp->req.psn_next == qp->req.psn_max;
 
 	if (sroce_psn_before(qp->req.psn_next, qp->req.psn_max))
 		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_RETRANSMITS);
@@ -431,6 +451,19 @@ static int sroce_req_probe(struct sroce_qp *qp, struct sk_buff_head *list)
 		return ret;
 	qp->req.probe_due = false;
 	return ret ? 0 : 1;	/* a packet gone bad: the timer goes back */
+}
+
+/*
+ * Will an answer from the peer run the requester again: an RC QP with
+ * packets sent and not acknowledged.  Its last packet of a SEND or WRITE
+ * asked for an ACK (sroce_req_build()), a READ or atomic request is
+ * answered by its responses, and the timers resend what goes unanswered.
+ * Lock held.
+ */
+static bool sroce_req_answer_due(const struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	return sroce_qp_is_rc(qp) && qp->comp.psn_una != qp->req.psn_next;
 }
 
 /*
@@ -562,6 +595,16 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
 		}
 		if (qp->req.sq_cur == qp->req.sq_head) {
 			if (!sroce_req_fetch(qp)) {
+				/*
+				 * Packets outstanding: their ACK or response
+				 * runs the requester again (the completer
+				 * kicks it), so what is posted meanwhile
+				 * needs no doorbell.
+				 */
+				if (sroce_req_answer_due(qp)) {
+					stop = SROCE_REQ_DONE;
+					break;
+				}
 				/* Idle; then look once more (see the top). */
 				WRITE_ONCE(*qp->sq.notify,
 					   SROCE_SQ_NOTIFY_DOORBELL);
@@ -633,6 +676,14 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
 			sroce_comp_retire(qp, nfy);
 		}
 	}
+	if (qp->req.ackreq_owed) {
+		/* The batch ends with a message: its last packet asks. */
+		sroce_bth_set_ackreq(skb_peek_tail(list)->data);
+		qp->req.ackreq_owed = false;
+		sroce_req_ackreq_sent(qp, sroce_psn_add(qp->req.psn_next,
+							SROCE_PSN_MASK),
+				      qp->req.ackreq_owed_fresh);
+	}
 	if (n)
 		sroce_timers_arm_ack_timeout(qp);
 	return stop;
@@ -698,6 +749,7 @@ void sroce_req_reset(struct sroce_qp *qp)
 	qp->req.sq_cur = 0;
 	qp->req.cur_off = 0;
 	qp->req.ackreq_gap = 0;
+	qp->req.ackreq_owed = false;
 }
 
 /**

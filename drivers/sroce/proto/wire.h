@@ -133,6 +133,12 @@ static inline void sroce_bth_put(u8 *p, const struct sroce_bth *bth)
 	sroce_put_be32(p + 8, ack << 24 | (bth->psn & SROCE_PSN_MASK));
 }
 
+/* Set AckReq in a BTH already written */
+static inline void sroce_bth_set_ackreq(u8 *p)
+{
+	p[8] |= SROCE_BTH_ACKREQ_BIT;
+}
+
 static inline void sroce_deth_get(const u8 *p, struct sroce_deth *deth)
 {
 	deth->qkey = sroce_get_be32(p);

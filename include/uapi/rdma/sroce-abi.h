@@ -355,7 +355,10 @@ struct sroce_resize_cq_resp {
  * requests (wr_count 0, wqe_size at least sizeof(struct ib_uverbs_send_wr)).
  * While the requester runs it processes everything posted; before it goes
  * idle it sets the bit, issues a full barrier and looks at the producer
- * index once more, so a WQE is never left behind.
+ * index once more, so a WQE is never left behind.  The requester of an RC
+ * QP with packets sent and not yet acknowledged does not set the bit: the
+ * acknowledgment (or response) runs it again, and it takes what was posted
+ * meanwhile.
  *
  * The indices of both rings are reset to 0 by the kernel when the QP enters
  * the RESET state; user space forgets its own copies at the same time.

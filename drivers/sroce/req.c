@@ -696,13 +696,20 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
  * (a system call, the receive softirq) for ever otherwise.
  */
 #define SROCE_REQ_RUN_BATCHES	8
+/*
+ * In softirq (an ACK opened the window) fewer: the softirq would spill
+ * into ksoftirqd, which shares the CPU evenly with a process polling its
+ * CQ; the QP's work item, on the high-priority workqueue, does not.
+ */
+#define SROCE_REQ_SOFTIRQ_BATCHES	1
 
 /**
  * sroce_req_run() - the requester: send what the send queue holds
  * @qp: the QP, lock not held; run by one context at a time (task.c)
  *
  * Builds packets in batches under the lock and sends them after it, at
- * most SROCE_REQ_RUN_BATCHES batches.  Out of packet buffers, it tries
+ * most SROCE_REQ_RUN_BATCHES batches in process context and
+ * SROCE_REQ_SOFTIRQ_BATCHES in softirq.  Out of packet buffers, it tries
  * again a jiffy later (@qp->req_retry).
  *
  * Return: true when it is done for now, false when its budget ran out
@@ -725,7 +732,9 @@ bool sroce_req_run(struct sroce_qp *qp)
 
 		sroce_net_qp_xmit_list(qp, &list);
 		sroce_qp_notify(&nfy);
-	} while (stop == SROCE_REQ_BUDGET && ++batches < SROCE_REQ_RUN_BATCHES);
+	} while (stop == SROCE_REQ_BUDGET &&
+		 ++batches < (in_task() ? SROCE_REQ_RUN_BATCHES :
+			      SROCE_REQ_SOFTIRQ_BATCHES));
 	if (stop == SROCE_REQ_NOMEM)
 		queue_delayed_work(system_highpri_wq, &qp->req_retry, 1);
 	return stop != SROCE_REQ_BUDGET;

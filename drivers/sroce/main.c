@@ -132,11 +132,17 @@ static int __init sroce_mod_init(void)
 	if (!sroce_wq)
 		return -ENOMEM;
 
+	ret = sroce_net_init();
+	if (ret) {
+		pr_err("cannot create the packet buffer pools: %d\n", ret);
+		goto err_destroy_wq;
+	}
+
 	/* Per-namespace state (the UDP sockets) before any device. */
 	ret = sroce_socket_init();
 	if (ret) {
 		pr_err("cannot register the per-namespace state: %d\n", ret);
-		goto err_destroy_wq;
+		goto err_pools;
 	}
 
 	/*
@@ -156,6 +162,8 @@ static int __init sroce_mod_init(void)
 
 err_net_exit:
 	sroce_socket_exit();
+err_pools:
+	sroce_net_exit();
 err_destroy_wq:
 	destroy_workqueue(sroce_wq);
 	return ret;
@@ -179,6 +187,8 @@ static void __exit sroce_mod_exit(void)
 	 * receive callbacks (socket.c): the per-namespace state can go.
 	 */
 	sroce_socket_exit();
+	/* Packets still in flight return their pages to the core's pools. */
+	sroce_net_exit();
 	/* Every device waited for its regions' frees; the last ones return. */
 	destroy_workqueue(sroce_wq);
 

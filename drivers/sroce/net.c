@@ -7,10 +7,12 @@
  * A device sends from its namespace's sockets (socket.c), which it holds
  * for its whole life.
  */
+#include <linux/percpu.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
+#include <net/page_pool.h>
 #include <net/route.h>
 #include <rdma/sroce-abi.h>
 
@@ -282,6 +284,103 @@ void sroce_net_xmit_list(struct sroce_dev *sdev, struct sk_buff_head *list,
 	dst_release(dst);
 }
 
+/*
+ * Packet buffers.  alloc_skb() takes a linear buffer from kmalloc, which a
+ * kernel booted with init_on_alloc=1 (Debian's default) clears on every
+ * allocation: 2 KiB for a 1 KiB packet, the largest single cost of the
+ * sender in the profile (Documentation/performance.md).  Packets are built
+ * instead in fragments of pages of a page pool per CPU: a page goes back
+ * to its pool when the last skb on it is freed (skb_mark_for_recycle()),
+ * wherever that happens, and is handed out again without being cleared
+ * (every byte that is sent is written first).  The pools belong to the
+ * core once destroyed: pages still in flight when the module goes return
+ * to it, and the core frees it after the last one.  Allocations run with
+ * interrupts off (under the QP lock), so a CPU's pool has one user at a
+ * time.  Without CONFIG_PAGE_POOL, alloc_skb().
+ */
+#define SROCE_NET_POOL_ORDER	1	/* a page of a path MTU of 4096 */
+
+#if IS_ENABLED(CONFIG_PAGE_POOL)
+static DEFINE_PER_CPU(struct page_pool *, sroce_net_pool);
+
+/* A packet buffer of @size bytes (shared info included) from the pool. */
+static struct sk_buff *sroce_net_pool_skb(u32 size)
+{
+	struct page_pool *pool = this_cpu_read(sroce_net_pool);
+	struct sk_buff *skb;
+	struct page *page;
+	unsigned int off;
+
+	lockdep_assert_irqs_disabled();
+	if (!pool || size > PAGE_SIZE << SROCE_NET_POOL_ORDER)
+		return NULL;
+	page = page_pool_alloc_frag(pool, &off, size, GFP_ATOMIC);
+	if (!page)
+		return NULL;
+	skb = build_skb(page_address(page) + off, size);
+	if (!skb) {
+		page_pool_put_full_page(pool, page, false);
+		return NULL;
+	}
+	skb_mark_for_recycle(skb);
+	return skb;
+}
+
+/**
+ * sroce_net_init() - module init: the packet buffer pools
+ *
+ * Return: 0 or a negative errno.
+ */
+int sroce_net_init(void)
+{
+	struct page_pool_params pp = {
+		.order = SROCE_NET_POOL_ORDER,
+		.flags = PP_FLAG_PAGE_FRAG,
+		.pool_size = 256,
+	};
+	struct page_pool *pool;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		pp.nid = cpu_to_node(cpu);
+		pool = page_pool_create(&pp);
+		if (IS_ERR(pool)) {
+			sroce_net_exit();
+			return PTR_ERR(pool);
+		}
+		per_cpu(sroce_net_pool, cpu) = pool;
+	}
+	return 0;
+}
+
+/**
+ * sroce_net_exit() - module exit, after the last device is gone
+ */
+void sroce_net_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		page_pool_destroy(per_cpu(sroce_net_pool, cpu));
+		per_cpu(sroce_net_pool, cpu) = NULL;
+	}
+}
+#else
+static struct sk_buff *sroce_net_pool_skb(u32 size)
+{
+	return NULL;
+}
+
+int sroce_net_init(void)
+{
+	return 0;
+}
+
+void sroce_net_exit(void)
+{
+}
+#endif
+
 /**
  * sroce_net_alloc_skb() - a packet buffer for a QP's transport headers
  * @qp: the QP
@@ -290,7 +389,8 @@ void sroce_net_xmit_list(struct sroce_dev *sdev, struct sk_buff_head *list,
  * @hdr: set to where the headers go; the payload follows them
  *
  * The skb holds headers, payload, zeroed pad and room for the ICRC, with
- * headroom for IP and UDP (sroce_net_xmit()).
+ * headroom for IP and UDP (sroce_net_xmit()); from the CPU's page pool
+ * when it can (see above).  Interrupts off.
  *
  * Return: the skb or NULL.
  */
@@ -301,7 +401,10 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp, u32 hdr_len,
 	u32 len = hdr_len + paylen + pad + SROCE_ICRC_LEN;
 	struct sk_buff *skb;
 
-	skb = alloc_skb(SROCE_NET_HEADROOM + len, GFP_ATOMIC);
+	skb = sroce_net_pool_skb(SKB_DATA_ALIGN(SROCE_NET_HEADROOM + len) +
+				 SKB_DATA_ALIGN(sizeof(struct skb_shared_info)));
+	if (!skb)
+		skb = alloc_skb(SROCE_NET_HEADROOM + len, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, SROCE_NET_HEADROOM);

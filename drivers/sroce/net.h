@@ -25,6 +25,8 @@ void sroce_socket_put(struct net *net);
 struct sock *sroce_socket_sk(struct net *net, bool ipv6);
 
 /* net.c */
+int sroce_net_init(void);
+void sroce_net_exit(void);
 int sroce_net_xmit(struct sroce_dev *sdev, struct sk_buff *skb,
 		   const struct sroce_av *av, u32 qpn);
 void sroce_net_xmit_list(struct sroce_dev *sdev, struct sk_buff_head *list,

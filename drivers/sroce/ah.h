@@ -13,7 +13,7 @@ struct sroce_dev;
 #define SROCE_MAX_AH		0x10000
 
 /**
- * struct sroce_av - an address vector: what sroce_net_xmit() needs
+ * struct sroce_av - an address vector: what sroce_net_xmit_list() needs
  * @sgid: the source GID (a RoCEv2 GID of the port; IPv4-mapped for IPv4)
  * @dgid: the destination GID, of the same family
  * @tclass: IPv4 TOS or IPv6 traffic class

@@ -101,88 +101,15 @@ static void sroce_net_encap(struct sk_buff *skb, const struct sroce_net *hdr)
 }
 
 /*
- * Hand @skb, IP header on, holding @npkts packets, to the IP layer along
- * @dst (a reference of its own is taken).
- */
-static int sroce_net_out(struct sroce_dev *sdev, struct sk_buff *skb,
-			 struct dst_entry *dst, bool ipv6, u32 npkts)
-{
-	int ret;
-
-	skb_dst_set(skb, dst_clone(dst));
-	local_bh_disable();
-	sroce_stats_add(sdev->stats, SROCE_CNT_TX_PACKETS, npkts);
-	sroce_stats_inc(sdev->stats, SROCE_CNT_TX_RUNS);
-	local_bh_enable();
-	/* The device holds its namespace's sockets: they cannot go away. */
-	if (ipv6) {
-		skb->protocol = htons(ETH_P_IPV6);
-		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-		ret = ip6_local_out(sdev->net, sroce_socket_sk(sdev->net, true),
-				    skb);
-	} else {
-		skb->protocol = htons(ETH_P_IP);
-		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-		ret = ip_local_out(sdev->net, sroce_socket_sk(sdev->net, false),
-				   skb);
-	}
-	return net_xmit_eval(ret) ? -ENOBUFS : 0;
-}
-
-/**
- * sroce_net_xmit() - send one RoCEv2 packet of a device
- * @sdev: the device, registered, in process or softirq context
- * @skb: the transport part from the BTH to the ICRC inclusive (the ICRC
- *	bytes are overwritten), SROCE_NET_HEADROOM bytes of headroom;
- *	consumed
- * @av: the source and destination GIDs (IPv4-mapped for IPv4), the IPv4
- *	TOS or IPv6 traffic class, the TTL or hop limit (0: 64)
- * @qpn: the sending QP, hashed into the UDP source port (0xc000..0xffff)
- *
- * Routes through the device's netdev in its namespace, builds IP (DF set,
- * ID 0) and UDP (checksum 0) headers with the protocol core and the ICRC
- * over the skb.  A packet that cannot be sent is lost as on a wire: the
- * requester's timers recover it.
- *
- * Return: 0, or a negative errno (no route, unreachable, no headroom).
- */
-int sroce_net_xmit(struct sroce_dev *sdev, struct sk_buff *skb,
-		   const struct sroce_av *av, u32 qpn)
-{
-	struct dst_entry *dst;
-	struct sroce_net hdr;
-	int ret;
-
-	sroce_net_path(&hdr, av, qpn);
-	if (!sroce_net_fits(skb, sroce_net_hlen(&hdr))) {
-		ret = -EINVAL;
-		goto free_skb;
-	}
-	dst = sroce_net_route(sdev, &hdr);
-	if (IS_ERR(dst)) {
-		ret = PTR_ERR(dst);
-		goto free_skb;
-	}
-	sroce_net_encap(skb, &hdr);
-	skb->ip_summed = CHECKSUM_NONE;
-	ret = sroce_net_out(sdev, skb, dst, hdr.ipv6, 1);
-	dst_release(dst);
-	return ret;
-
-free_skb:
-	kfree_skb(skb);
-	return ret;
-}
-
-/*
  * The largest run sroce_net_xmit_list() sends as one skb: its IP length
  * (IPv4 total length, IPv6 payload length) and UDP length are 16 bits.
  */
 #define SROCE_NET_GSO_MAX	(U16_MAX - SROCE_MAX_NET_HLEN)
 
 /*
- * Send the run sroce_net_xmit_list() gathered on @head: alone, or as a
- * UDP fraglist GSO packet of @npkts.
+ * Send the run sroce_net_xmit_list() gathered on @head along @dst (a
+ * reference of its own is taken): alone, or as a UDP fraglist GSO packet
+ * of @npkts.  Lost as on a wire when the stack drops it.
  */
 static void sroce_net_out_run(struct sroce_dev *sdev, struct sk_buff *head,
 			      struct dst_entry *dst, const struct sroce_net *hdr,
@@ -208,17 +135,39 @@ static void sroce_net_out_run(struct sroce_dev *sdev, struct sk_buff *head,
 	} else {
 		head->ip_summed = CHECKSUM_NONE;
 	}
-	sroce_net_out(sdev, head, dst, hdr->ipv6, npkts);
+	skb_dst_set(head, dst_clone(dst));
+	local_bh_disable();
+	sroce_stats_add(sdev->stats, SROCE_CNT_TX_PACKETS, npkts);
+	sroce_stats_inc(sdev->stats, SROCE_CNT_TX_RUNS);
+	local_bh_enable();
+	/* The device holds its namespace's sockets: they cannot go away. */
+	if (hdr->ipv6) {
+		head->protocol = htons(ETH_P_IPV6);
+		memset(IP6CB(head), 0, sizeof(*IP6CB(head)));
+		ip6_local_out(sdev->net, sroce_socket_sk(sdev->net, true), head);
+	} else {
+		head->protocol = htons(ETH_P_IP);
+		memset(IPCB(head), 0, sizeof(*IPCB(head)));
+		ip_local_out(sdev->net, sroce_socket_sk(sdev->net, false), head);
+	}
 }
 
 /**
- * sroce_net_xmit_list() - send packets of one path, in order
+ * sroce_net_xmit_list() - send RoCEv2 packets of one path, in order
  * @sdev: the device, registered, in process or softirq context
- * @list: transport parts as for sroce_net_xmit(); emptied, each consumed
- * @av: their path, as for sroce_net_xmit()
- * @qpn: the sending QP
+ * @list: each the transport part from the BTH to the ICRC inclusive (the
+ *	ICRC bytes are overwritten), SROCE_NET_HEADROOM bytes of headroom;
+ *	emptied, each consumed
+ * @av: the source and destination GIDs (IPv4-mapped for IPv4), the IPv4
+ *	TOS or IPv6 traffic class, the TTL or hop limit (0: 64)
+ * @qpn: the sending QP, hashed into the UDP source port (0xc000..0xffff)
  *
- * One route lookup for the list.  Runs of packets leave as one skb each:
+ * Routes once through the device's netdev in its namespace, builds IP (DF
+ * set) and UDP (checksum 0) headers with the protocol core and the ICRC
+ * over each packet.  A packet that cannot be sent (no route, no headroom)
+ * is lost as on a wire: the requester's timers recover it.
+ *
+ * Runs of packets leave as one skb each:
  * the first packet with the others on its frag_list, each with its own IP
  * and UDP headers and ICRC, marked as UDP fraglist GSO (the shape the
  * kernel's UDP GRO gives a run of datagrams).  The IP layer routes,
@@ -229,7 +178,7 @@ static void sroce_net_out_run(struct sroce_dev *sdev, struct sk_buff *head,
  * on whole, and the receiving UDP socket segments it before encap_rcv
  * (udp_unexpected_gso()), so that every receiver, rdma_rxe's too, sees
  * the datagrams as if they had come one by one.  On the wire they are
- * exactly what sroce_net_xmit() sends, but for the IPv4 ID, which counts
+ * exactly what one packet alone would be, but for the IPv4 ID, which counts
  * up from 0 within a run (the kernel's segmentation numbers them so; the
  * ICRC covers the ID, so each packet's is computed with its own).
  */
@@ -389,7 +338,7 @@ void sroce_net_exit(void)
  * @hdr: set to where the headers go; the payload follows them
  *
  * The skb holds headers, payload, zeroed pad and room for the ICRC, with
- * headroom for IP and UDP (sroce_net_xmit()); from the CPU's page pool
+ * headroom for IP and UDP (sroce_net_xmit_list()); from the CPU's page pool
  * when it can (see above).  Interrupts off.
  *
  * Return: the skb or NULL.
@@ -414,44 +363,33 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp, u32 hdr_len,
 }
 
 /**
- * sroce_net_qp_xmit() - send a packet of a QP along its path
- * @qp: the QP, lock not held
- * @skb: from sroce_net_alloc_skb(), headers and payload written; consumed.
- *	A UD packet carries its address (sroce_skb_av()).
- *
- * Return: 0 or sroce_net_xmit()'s error.
- */
-int sroce_net_qp_xmit(struct sroce_qp *qp, struct sk_buff *skb)
-{
-	struct sroce_av av;
-
-	if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET)
-		return sroce_raw_xmit(qp, skb);
-	if (sroce_qp_is_ud(qp)) {
-		/* The control buffer is the IP layer's once sent. */
-		av = *sroce_skb_av(skb);
-		return sroce_net_xmit(qp->sdev, skb, &av, qp->ibqp.qp_num);
-	}
-	return sroce_net_xmit(qp->sdev, skb, &qp->av, qp->ibqp.qp_num);
-}
-
-/**
  * sroce_net_qp_xmit_list() - send a QP's packets along its path, in order
  * @qp: the QP, lock not held
  * @list: from sroce_net_alloc_skb(), headers and payload written; emptied,
- *	each consumed
+ *	each consumed.  A UD packet carries its address (sroce_skb_av()).
  *
  * A connected QP's packets share one path: sroce_net_xmit_list() sends
  * them in runs; a datagram or raw QP's go one by one.
  */
 void sroce_net_qp_xmit_list(struct sroce_qp *qp, struct sk_buff_head *list)
 {
+	struct sk_buff_head one;
 	struct sk_buff *skb;
+	struct sroce_av av;
 
 	if (qp->ibqp.qp_type != IB_QPT_RAW_PACKET && !sroce_qp_is_ud(qp)) {
 		sroce_net_xmit_list(qp->sdev, list, &qp->av, qp->ibqp.qp_num);
 		return;
 	}
-	while ((skb = __skb_dequeue(list)))
-		sroce_net_qp_xmit(qp, skb);
+	__skb_queue_head_init(&one);
+	while ((skb = __skb_dequeue(list))) {
+		if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET) {
+			sroce_raw_xmit(qp, skb);
+			continue;
+		}
+		/* The control buffer is the IP layer's once sent. */
+		av = *sroce_skb_av(skb);
+		__skb_queue_tail(&one, skb);
+		sroce_net_xmit_list(qp->sdev, &one, &av, qp->ibqp.qp_num);
+	}
 }

@@ -77,6 +77,8 @@ static u8 sroce_req_qpt(const struct sroce_qp *qp)
 		return SROCE_WR_QPT_RAW;
 	if (sroce_qp_is_ud(qp))
 		return SROCE_WR_QPT_UD;
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI)
+		return SROCE_WR_QPT_XRC;
 	return sroce_qp_is_rc(qp) ? SROCE_WR_QPT_RC : SROCE_WR_QPT_UC;
 }
 

@@ -12,6 +12,7 @@ constexpr uint8_t rc = SROCE_WR_QPT_RC;
 constexpr uint8_t uc = SROCE_WR_QPT_UC;
 constexpr uint8_t ud = SROCE_WR_QPT_UD;
 constexpr uint8_t raw = SROCE_WR_QPT_RAW;
+constexpr uint8_t xrc = SROCE_WR_QPT_XRC;
 
 struct Row {
 	ibv_wr_opcode op;
@@ -20,18 +21,19 @@ struct Row {
 };
 
 // ibv_post_send(3), "supported opcodes per transport"; SEND_WITH_INV is
-// RC only here: UC has no opcode for it on the wire (IBTA 9.2.6).
+// RC only here: UC has no opcode for it on the wire (IBTA 9.2.6).  An XRC
+// INI QP posts what RC posts.
 const Row rows[] = {
-	{IBV_WR_SEND, rc | uc | ud | raw, IBV_WC_SEND},
-	{IBV_WR_SEND_WITH_IMM, rc | uc | ud, IBV_WC_SEND},
-	{IBV_WR_RDMA_WRITE, rc | uc, IBV_WC_RDMA_WRITE},
-	{IBV_WR_RDMA_WRITE_WITH_IMM, rc | uc, IBV_WC_RDMA_WRITE},
-	{IBV_WR_RDMA_READ, rc, IBV_WC_RDMA_READ},
-	{IBV_WR_ATOMIC_CMP_AND_SWP, rc, IBV_WC_COMP_SWAP},
-	{IBV_WR_ATOMIC_FETCH_AND_ADD, rc, IBV_WC_FETCH_ADD},
-	{IBV_WR_LOCAL_INV, rc | uc, IBV_WC_LOCAL_INV},
-	{IBV_WR_BIND_MW, rc | uc, IBV_WC_BIND_MW},
-	{IBV_WR_SEND_WITH_INV, rc, IBV_WC_SEND},
+	{IBV_WR_SEND, rc | uc | ud | raw | xrc, IBV_WC_SEND},
+	{IBV_WR_SEND_WITH_IMM, rc | uc | ud | xrc, IBV_WC_SEND},
+	{IBV_WR_RDMA_WRITE, rc | uc | xrc, IBV_WC_RDMA_WRITE},
+	{IBV_WR_RDMA_WRITE_WITH_IMM, rc | uc | xrc, IBV_WC_RDMA_WRITE},
+	{IBV_WR_RDMA_READ, rc | xrc, IBV_WC_RDMA_READ},
+	{IBV_WR_ATOMIC_CMP_AND_SWP, rc | xrc, IBV_WC_COMP_SWAP},
+	{IBV_WR_ATOMIC_FETCH_AND_ADD, rc | xrc, IBV_WC_FETCH_ADD},
+	{IBV_WR_LOCAL_INV, rc | uc | xrc, IBV_WC_LOCAL_INV},
+	{IBV_WR_BIND_MW, rc | uc | xrc, IBV_WC_BIND_MW},
+	{IBV_WR_SEND_WITH_INV, rc | xrc, IBV_WC_SEND},
 };
 } // namespace
 
@@ -43,7 +45,7 @@ TEST(WrTable, PerQpType)
 		ASSERT_NE(info, nullptr);
 		EXPECT_EQ(info->qp_types, r.qp_types);
 		EXPECT_EQ(info->wc_opcode, r.wc);
-		for (uint8_t t : {rc, uc, ud, raw})
+		for (uint8_t t : {rc, uc, ud, raw, xrc})
 			EXPECT_EQ(sroce_wr_allowed(r.op, t),
 				  (r.qp_types & t) != 0);
 	}

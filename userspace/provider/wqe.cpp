@@ -29,7 +29,9 @@ constexpr std::uint8_t wr_qpt(ibv_qp_type qp_type)
 		return SROCE_WR_QPT_RAW;
 	case IBV_QPT_XRC_RECV: /* no send queue: it posts nothing */
 		return 0;
-	default: /* RC and XRC INI (XRC_SEND), whose requests are RC's */
+	case IBV_QPT_XRC_SEND: /* XRC INI: RC's requests, with an SRQN */
+		return SROCE_WR_QPT_XRC;
+	default:
 		return SROCE_WR_QPT_RC;
 	}
 }

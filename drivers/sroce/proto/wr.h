@@ -52,6 +52,7 @@ enum sroce_wr_qpt {
 	SROCE_WR_QPT_UC	= 1 << 1,
 	SROCE_WR_QPT_UD	= 1 << 2,	/* and the GSI QP */
 	SROCE_WR_QPT_RAW = 1 << 3,	/* raw packet: a frame per SEND */
+	SROCE_WR_QPT_XRC = 1 << 4,	/* XRC INI: RC's requests, an SRQN */
 };
 
 /* What a work request does (struct sroce_wr_info.flags) */

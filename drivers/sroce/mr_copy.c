@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mr_copy.c - what the data path does with the bytes of a memory region
- * (mr.c): copies to and from kernel buffers and packets, and the atomics.
+ * (mr.c): copies to and from kernel buffers and packets, the atomics and
+ * the atomic write.
  *
  * The caller holds a reference to the region, found by a lookup that
  * checked the range and the access (key.c), and for a remote access the
@@ -194,6 +195,58 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 va, bool cmp_swap, u64 swap_add,
 	else
 		val += swap_add;
 	ret = sroce_mr_copy(mr, va, &val, sizeof(val), SROCE_MR_FROM_BUF);
+out_unlock:
+	spin_unlock_irqrestore(&sdev->atomic_lock, flags);
+	return ret;
+}
+
+/**
+ * sroce_mr_atomic_write() - store 8 bytes in a region with one store
+ * @mr: a region the caller holds a reference to, found by a lookup that
+ *	checked [@va, @va + 8) for IB_ACCESS_REMOTE_WRITE
+ * @va: the address, 8-byte aligned
+ * @value: the bytes to store, as they are to lie in memory
+ *
+ * The atomic write of IBTA 1.5: a reader of the region sees the old 8
+ * bytes or the new ones, never a mix, and the writes that came before
+ * it are visible first (a release store).  Under the device's atomic
+ * lock, so no atomic of the device runs between its read and its write.
+ * Any context.
+ *
+ * Return: 0, or (nothing changed) -EINVAL when the 8 bytes are not 8-byte
+ * aligned in the region's memory (an address the region maps to a page
+ * offset of another alignment), -EACCES (pages pinned read-only), -EFAULT
+ * (beyond the page list), -EAGAIN (an on-demand paging region's page is
+ * not mapped: odp.c).
+ */
+int sroce_mr_atomic_write(struct sroce_mr *mr, u64 va, u64 value)
+{
+	struct sroce_dev *sdev = to_sdev(mr->ibmr.device);
+	unsigned long flags;
+	u8 *kaddr;
+	u64 room;
+	int ret;
+
+	ret = sroce_mr_check_copy(mr, va, sizeof(value), true);
+	if (ret)
+		return ret;
+	spin_lock_irqsave(&sdev->atomic_lock, flags);
+	if (mr->odp) {
+		ret = sroce_odp_atomic_write(mr, va, value);
+		goto out_unlock;
+	}
+	kaddr = sroce_mr_map(mr, va, &room);
+	if (!kaddr) {
+		ret = -EFAULT;
+		goto out_unlock;
+	}
+	if (IS_ALIGNED((uintptr_t)kaddr, sizeof(value))) {
+		/* Release: the writes before it are visible before it. */
+		smp_store_release((u64 *)kaddr, value);
+	} else {
+		ret = -EINVAL;
+	}
+	sroce_mr_unmap(mr, kaddr);
 out_unlock:
 	spin_unlock_irqrestore(&sdev->atomic_lock, flags);
 	return ret;

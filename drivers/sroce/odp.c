@@ -429,6 +429,31 @@ int sroce_odp_copy_from_skb(struct sroce_mr *mr, u64 va,
 	return sroce_odp_walk(mr, va, len, true, sroce_odp_skb_one, &p);
 }
 
+static int sroce_odp_store_one(u8 *kaddr, u64 n, void *arg)
+{
+	if (n < sizeof(u64) || !IS_ALIGNED((uintptr_t)kaddr, sizeof(u64)))
+		return -EINVAL;
+	/* As sroce_mr_atomic_write(): after the writes before it. */
+	smp_store_release((u64 *)kaddr, *(u64 *)arg);
+	return 0;
+}
+
+/**
+ * sroce_odp_atomic_write() - sroce_mr_atomic_write() on an on-demand
+ *	paging region
+ * @mr: the region, range checked by the caller
+ * @va: the address
+ * @value: the 8 bytes
+ *
+ * Return: 0, -EAGAIN as sroce_odp_copy() (nothing stored), -EINVAL when
+ * the bytes are not 8-byte aligned in the process's memory.
+ */
+int sroce_odp_atomic_write(struct sroce_mr *mr, u64 va, u64 value)
+{
+	return sroce_odp_walk(mr, va, sizeof(value), true, sroce_odp_store_one,
+			      &value);
+}
+
 /**
  * sroce_odp_present() - are the pages of a range mapped for an access
  * @mr: any region (only an on-demand paging one can lack pages)

@@ -35,6 +35,7 @@ int sroce_odp_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
 		   bool to_mr);
 int sroce_odp_copy_from_skb(struct sroce_mr *mr, u64 va,
 			    const struct sk_buff *skb, int offset, u32 len);
+int sroce_odp_atomic_write(struct sroce_mr *mr, u64 va, u64 value);
 bool sroce_odp_present(struct sroce_mr *mr, u64 va, u64 len, bool write);
 bool sroce_odp_sges_present(const struct sroce_sge_ref *sge, u32 num_sge,
 			    bool write);

@@ -20,6 +20,15 @@
 #   F9  a CNP and reserved AETH syndromes at outstanding PSNs (they
 #       acknowledged)
 #
+# and the IBTA 1.5 atomic write's (issue #17), forged packets no provider
+# sends:
+#
+#   AW  atomic writes of another length than 8 (16 bytes, 4 or 12 under a
+#       RETH of 8, none under a RETH of 0: rdma_rxe leaked kernel memory
+#       through the last until 2026): an invalid request, not a byte
+#       written; duplicates of an executed atomic write, with other bytes
+#       or another address: answered, never executed again
+#
 # Each case also fails when the kernel log gained an oops, a WARN, a
 # lockup or a stall while it ran, and every tool run is bounded: a
 # doorbell that never returns is a failure, not a hung selftest.
@@ -168,6 +177,11 @@ test_f9() {
 	hostile f9-
 }
 
+test_aw() {
+	selected aw
+	hostile aw-
+}
+
 test_rmmod() {
 	selected rmmod
 	sroce_pair_rmmod
@@ -184,6 +198,7 @@ cases() {
 	run_test "F7: rings are charged to the memory cgroup" test_f7
 	run_test "F8: a CQ overflow ends the QP with CQ_ERR" test_f8
 	run_test "F9: CNPs and reserved AETH syndromes acknowledge nothing" test_f9
+	run_test "AW: atomic writes of another length are refused, duplicates never executed" test_aw
 	run_test "rmmod after the hostile cases is clean" test_rmmod
 }
 ktap_run cases

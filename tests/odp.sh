@@ -3,12 +3,12 @@
 #
 # On-demand paging (drivers/sroce/odp.c): regions registered with
 # IBV_ACCESS_ON_DEMAND over memory the process never touched, reached by
-# RDMA WRITE, READ, SEND and atomics over an RC pair on one device (its
-# loopback path), every byte checked; pages given back with
-# madvise(MADV_DONTNEED) and unmapped (error completions, no hang);
+# RDMA WRITE, READ, SEND, atomics and the atomic write over an RC pair on
+# one device (its loopback path), every byte checked; pages given back
+# with madvise(MADV_DONTNEED) and unmapped (error completions, no hang);
 # ibv_advise_mr() prefetch; an implicit region (the whole address space)
-# (userspace/tools/sroce-odptest).  rdma-core's
-# suite runs its own ODP tests (tests/rdma-core-suite.sh).
+# (userspace/tools/sroce-odptest).  rdma-core's suite runs its own ODP
+# tests (tests/rdma-core-suite.sh).
 #
 #   init_net                              $NS
 #   +------------------------+            +------------------------+
@@ -69,8 +69,8 @@ test_implicit() {
 
 cases() {
 	run_setup "module, link and provider set up" test_setup
-	run_test "query_device advertises ODP for RC, XRC and UD sends" test_caps
-	run_test "WRITE, READ, SEND, atomics through never-touched ODP pages" test_untouched
+	run_test "query_device advertises ODP for RC (the atomic write too), XRC and UD sends" test_caps
+	run_test "WRITE, READ, SEND, atomics, atomic write through never-touched ODP pages" test_untouched
 	run_test "pages given back with MADV_DONTNEED are faulted in again" test_dontneed
 	run_test "an unmapped range ends in error completions, no hang" test_munmap
 	run_test "ibv_advise_mr prefetch" test_prefetch

@@ -4,9 +4,9 @@
 # RC between two sroce devices: ibv_rc_pingpong (IPv4 and IPv6 GIDs, path
 # MTU 1024 and 4096), perftest's ib_send_bw/ib_send_lat (polling and
 # events), the corner cases of userspace/tools/sroce-rctest
-# (send/receive, and RDMA WRITE/READ/atomics checked byte by byte, also on
-# a wire that duplicates every packet), the hw counters, and a clean rmmod
-# afterwards.
+# (send/receive, and RDMA WRITE/READ/atomics and the IBTA 1.5 atomic write
+# checked byte by byte, also on a wire that duplicates every packet), the
+# hw counters, and a clean rmmod afterwards.
 #
 #   init_net                              $NS
 #   +------------------------+            +------------------------+
@@ -121,17 +121,17 @@ test_rnr() {
 	[ "$(hw_counter sroce0 rnr_naks_rcvd)" -gt "$recvd" ]
 }
 
-# rctest rdma under a wire that duplicates every packet both ways: the
-# responder answers duplicate READs and atomics from its resources (an
-# atomic executed twice would show in the counter the test checks) and the
-# requester drops duplicate responses.
-test_rdma_dup() {
+# rctest CASE under a wire that duplicates every packet both ways: the
+# responder answers duplicate READs, atomics and atomic writes from its
+# resources (an atomic executed twice would show in the counter rdma
+# checks) and the requester drops duplicate responses.
+test_dup() {
 	local before
 	modprobe sch_netem
 	tc qdisc add dev v0 root netem duplicate 100%
 	ip netns exec "$NS" tc qdisc add dev v1 root netem duplicate 100%
 	before=$(hw_counter sroce1 duplicate_requests)
-	rctest rdma || { tc qdisc del dev v0 root; ip netns exec "$NS" tc qdisc del dev v1 root; return 1; }
+	rctest "$1" || { tc qdisc del dev v0 root; ip netns exec "$NS" tc qdisc del dev v1 root; return 1; }
 	tc qdisc del dev v0 root
 	ip netns exec "$NS" tc qdisc del dev v1 root
 	echo "duplicate_requests of sroce1: $before -> $(hw_counter sroce1 duplicate_requests)"
@@ -189,9 +189,11 @@ cases() {
 	run_test "rctest: receive too small: LOC_LEN_ERR and REM_INV_REQ_ERR" rctest recv-too-small
 	run_test "rctest: completion events end to end" rctest events
 	run_test "rctest: RDMA WRITE/WRITE_WITH_IMM/READ and atomics, every byte and result checked" rctest rdma
-	run_test "rctest: the same on a wire duplicating every packet (no atomic runs twice)" test_rdma_dup
+	run_test "rctest: the same on a wire duplicating every packet (no atomic runs twice)" test_dup rdma
 	run_test "rctest: max_rd_atomic honoured, and enforced by the responder" rctest rd-limit
 	run_test "rctest: ibv_rereg_mr (access, translation; the old keys refused)" rctest rereg
+	run_test "rctest: atomic write by ibv_post_send and ibv_wr_atomic_write, every byte and completion checked" rctest atomic-write
+	run_test "rctest: atomic write on a wire duplicating every packet" test_dup atomic-write
 	run_test "rctest: completion timestamps (raw clock of rt_values, wall clock) on extended CQs" rctest timestamps
 	run_test "hw counters: a pingpong's traffic counted, every packet once, no receive errors" test_counters
 	run_test "rmmod after traffic is clean" test_rmmod

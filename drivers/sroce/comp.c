@@ -9,8 +9,9 @@
  * response packet: each response, accepted only in order, is scattered
  * into the WQE's local SGEs and acknowledges its own PSN and those before
  * it; an atomic reply writes the original value into the WQE's 8-byte
- * buffer.  An ACK or a response beyond a READ or atomic whose responses
- * have not all come shows them lost: the requester asks again for what is
+ * buffer; a READ response of no data completes an atomic write.  An ACK
+ * or a response beyond a READ, atomic or atomic write whose responses have
+ * not all come shows them lost: the requester asks again for what is
  * missing (a READ request for the rest of the data).  A NAK acknowledges
  * what precedes its PSN and then:
  *  - PSN sequence error: the requester goes back to the NAKed PSN;
@@ -498,6 +499,7 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_stats __percpu *stats = qp->sdev->stats;
 	u32 psn = pkt->bth.psn, flags = pkt->info->flags, off, npkts;
 	u32 i, before, upto, implied;
+	const struct sroce_wr_info *wri;
 	struct sroce_swqe *w = NULL;
 	bool gap = false, early;
 	int ret;
@@ -552,11 +554,17 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	if (early && (qp->comp.rd_seen & BIT_ULL(psn % SROCE_RD_SEEN)))
 		return false;	/* placed already */
 
+	wri = sroce_wr_info(w->opcode);
 	if (flags & SROCE_OPF_ATOMIC) {
-		if (w->opcode == IB_UVERBS_WR_RDMA_READ)
+		if (!(wri->flags & SROCE_WRF_ATOMIC))
 			goto bad;
 		ret = sroce_sge_copy(w->sge, w->num_sge, 0, (void *)&h->atmack,
 				     sizeof(h->atmack), SROCE_MR_FROM_BUF);
+	} else if (wri->flags & SROCE_WRF_ATOMIC_WRITE) {
+		/* A READ response only, of no data, answers an atomic write. */
+		if ((flags & SROCE_OPF_ONLY) != SROCE_OPF_ONLY || pkt->paylen)
+			goto bad;
+		ret = 0;
 	} else {
 		if (w->opcode != IB_UVERBS_WR_RDMA_READ)
 			goto bad;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mr.c - memory regions: registration, fast registration, and the copies
- * and atomics the data path does through them.
+ * mr.c - memory regions: registration and fast registration.  The copies
+ * and atomics the data path does through them: mr_copy.c.
  *
  * Lifetime.  Lookups find the region under RCU and take a reference with
  * kref_get_unless_zero(); deregistration removes it from the xarray (no new
@@ -12,9 +12,7 @@
  * The checks of a lookup by key are key.c's (sroce_mr_lookup_local() /
  * _remote()); sroce_mr_check() holds those that concern the region.
  */
-#include <linux/highmem.h>
 #include <linux/scatterlist.h>
-#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 #include <rdma/ib_umem_odp.h>
@@ -400,67 +398,6 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, int access, u64 va,
 	return 0;
 }
 
-/*
- * The kernel address of @va in @mr, and in *@room the bytes from there on
- * that are contiguous (to the end of its page; to the region's end for a
- * DM MR; without limit for the DMA MR); NULL beyond the region's pages.
- * A user page is kmapped: give the address back to sroce_mr_unmap().
- */
-static u8 *sroce_mr_map(struct sroce_mr *mr, u64 va, u64 *room)
-{
-	u64 off, mask;
-
-	if (mr->fr) {
-		mask = mr->fr_page_size - 1;
-		off = va - mr->iova + (mr->iova & mask);
-		if (off / mr->fr_page_size >= mr->fr_npages)
-			return NULL;
-		*room = mr->fr_page_size - (off & mask);
-		return (u8 *)(uintptr_t)(mr->fr_pages[off / mr->fr_page_size] +
-					 (off & mask));
-	}
-	if (mr->dm) {
-		/* vmalloc memory: contiguous to the region's end. */
-		*room = mr->iova + mr->length - va;
-		return mr->dm_buf + (va - mr->iova);
-	}
-	if (!mr->umem) {
-		*room = U64_MAX;
-		return (u8 *)(uintptr_t)va;
-	}
-	off = va - mr->iova + ib_umem_offset(mr->umem);
-	if ((off >> PAGE_SHIFT) >= mr->npages)
-		return NULL;
-	*room = PAGE_SIZE - offset_in_page(off);
-	return (u8 *)kmap_local_page(mr->pages[off >> PAGE_SHIFT]) +
-	       offset_in_page(off);
-}
-
-static void sroce_mr_unmap(struct sroce_mr *mr, u8 *kaddr)
-{
-	if (mr->umem)
-		kunmap_local(kaddr);
-}
-
-/*
- * The checks both copies make: the range (a caller bug: WARN) and a user
- * region pinned read-only when writing.  0, -ERANGE or -EACCES.
- */
-static int sroce_mr_check_copy(struct sroce_mr *mr, u64 va, u64 len,
-			       bool write)
-{
-	u64 end;
-
-	if (WARN_ON_ONCE(va < mr->iova || check_add_overflow(va, len, &end) ||
-			 end > mr->iova + mr->length))
-		return -ERANGE;
-	if (write && mr->umem && !mr->umem->writable)
-		return -EACCES;
-	if (write && mr->odp && !mr->odp->umem.writable)
-		return -EACCES;
-	return 0;
-}
-
 /**
  * sroce_mr_alloc() - ops.alloc_mr: a fast-registration region
  * @ibpd: a kernel PD
@@ -591,129 +528,5 @@ out_unlock:
 	spin_unlock_irqrestore(&sdev->key_lock, flags);
 out_unlock_rcu:
 	rcu_read_unlock();
-	return ret;
-}
-
-/**
- * sroce_mr_copy() - copy between a region and a kernel buffer
- * @mr: a region the caller holds a reference to, found by a lookup that
- *	checked [@va, @va + @len) and the access
- * @va: first address in the region
- * @buf: kernel buffer
- * @len: bytes
- * @dir: SROCE_MR_TO_BUF reads the region, SROCE_MR_FROM_BUF writes it
- *
- * Any context (the user pages are pinned; local kmaps).  The page is found
- * by index in the region's page array: constant time per page.
- *
- * Return: 0, -ERANGE if the range is outside the region (a caller bug),
- * -EACCES when writing pages pinned read-only, -EFAULT if the page list is
- * shorter than the region (cannot happen for a pinned region); -EAGAIN
- * when a page of an on-demand paging region is not mapped (odp.c: fault
- * it in, in process context, and copy again).
- */
-int sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
-		  enum sroce_mr_copy_dir dir)
-{
-	u8 *p = buf, *kaddr;
-	u64 n;
-	int ret;
-
-	ret = sroce_mr_check_copy(mr, va, len, dir == SROCE_MR_FROM_BUF);
-	if (ret)
-		return ret;
-	if (mr->odp)
-		return sroce_odp_copy(mr, va, buf, len,
-				      dir == SROCE_MR_FROM_BUF);
-	while (len) {
-		kaddr = sroce_mr_map(mr, va, &n);
-		if (!kaddr)
-			return -EFAULT;
-		n = min(n, len);
-		if (dir == SROCE_MR_TO_BUF)
-			memcpy(p, kaddr, n);
-		else
-			memcpy(kaddr, p, n);
-		sroce_mr_unmap(mr, kaddr);
-		p += n;
-		va += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/**
- * sroce_mr_copy_from_skb() - write bytes of a packet into a region
- * @mr: as for sroce_mr_copy(), with [@va, @va + @len) checked
- * @va: first address in the region
- * @skb: the packet, linear or not
- * @offset: first byte in @skb, from skb->data
- * @len: bytes; @offset + @len within skb->len
- *
- * Return: 0, -ERANGE, -EACCES, -EFAULT or -EAGAIN as sroce_mr_copy().
- */
-int sroce_mr_copy_from_skb(struct sroce_mr *mr, u64 va,
-			   const struct sk_buff *skb, int offset, u32 len)
-{
-	u8 *kaddr;
-	u64 n;
-	int ret;
-
-	ret = sroce_mr_check_copy(mr, va, len, true);
-	if (ret)
-		return ret;
-	if (mr->odp)
-		return sroce_odp_copy_from_skb(mr, va, skb, offset, len);
-	while (len) {
-		kaddr = sroce_mr_map(mr, va, &n);
-		if (!kaddr)
-			return -EFAULT;
-		n = min_t(u64, n, len);
-		ret = skb_copy_bits(skb, offset, kaddr, n);
-		sroce_mr_unmap(mr, kaddr);
-		if (ret)
-			return -EFAULT;
-		offset += n;
-		va += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/**
- * sroce_mr_atomic() - execute an atomic operation on 8 bytes of a region
- * @mr: a region the caller holds a reference to, found by a lookup that
- *	checked [@va, @va + 8) for IB_ACCESS_REMOTE_ATOMIC
- * @va: the address, 8-byte aligned
- * @cmp_swap: compare and swap (else fetch and add)
- * @swap_add: the swap value, or the value to add
- * @compare: the compare value
- * @orig: set to the value before the operation
- *
- * Atomic with respect to every other atomic of the device (IB_ATOMIC_HCA):
- * one device-wide lock.  Any context.
- *
- * Return: 0, or sroce_mr_copy()'s error (nothing changed then).
- */
-int sroce_mr_atomic(struct sroce_mr *mr, u64 va, bool cmp_swap, u64 swap_add,
-		    u64 compare, u64 *orig)
-{
-	struct sroce_dev *sdev = to_sdev(mr->ibmr.device);
-	unsigned long flags;
-	u64 val;
-	int ret;
-
-	spin_lock_irqsave(&sdev->atomic_lock, flags);
-	ret = sroce_mr_copy(mr, va, &val, sizeof(val), SROCE_MR_TO_BUF);
-	if (ret)
-		goto out_unlock;
-	*orig = val;
-	if (cmp_swap)
-		val = val == compare ? swap_add : val;
-	else
-		val += swap_add;
-	ret = sroce_mr_copy(mr, va, &val, sizeof(val), SROCE_MR_FROM_BUF);
-out_unlock:
-	spin_unlock_irqrestore(&sdev->atomic_lock, flags);
 	return ret;
 }

@@ -142,6 +142,7 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
 		  enum sroce_mr_copy_dir dir);
 int sroce_mr_atomic(struct sroce_mr *mr, u64 va, bool cmp_swap, u64 swap_add,
 		    u64 compare, u64 *orig);
+int sroce_mr_atomic_write(struct sroce_mr *mr, u64 va, u64 value);
 int sroce_mr_copy_from_skb(struct sroce_mr *mr, u64 va,
 			   const struct sk_buff *skb, int offset, u32 len);
 

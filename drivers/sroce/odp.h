@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * odp.h - on-demand paging regions (odp.c).
+ * odp.h - on-demand paging regions (odp.c, and their copies: odp_copy.c).
  */
 #ifndef SROCE_ODP_H
 #define SROCE_ODP_H
 
+#include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+struct mm_struct;
 struct sk_buff;
 struct sroce_mr;
 struct sroce_qp;
@@ -28,16 +31,38 @@ enum sroce_odp_engine {
 	SROCE_ODP_COMP,
 };
 
+/* Bytes of the address space each child of an implicit region covers. */
+#define SROCE_ODP_CHILD_SHIFT	21
+#define SROCE_ODP_CHILD_SIZE	BIT_ULL(SROCE_ODP_CHILD_SHIFT)
+
+/**
+ * struct sroce_odp_imp - the children of an implicit region
+ * @children: child umems by user address >> SROCE_ODP_CHILD_SHIFT
+ * @lock: serializes creating them
+ * @mm: the process's mm, grabbed while the region lives (the root umem
+ *	names it without a notifier that would hold it)
+ */
+struct sroce_odp_imp {
+	struct xarray children;
+	struct mutex lock; /* see @lock above */
+	struct mm_struct *mm;
+};
+
 struct ib_mr *sroce_odp_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 				 u64 iova, int access);
 void sroce_odp_release(struct sroce_mr *mr);
+
+/* odp_copy.c: the engine's copies, which never fault */
+u64 sroce_odp_uva(const struct sroce_mr *mr, u64 va);
 int sroce_odp_copy(struct sroce_mr *mr, u64 va, void *buf, u64 len,
 		   bool to_mr);
 int sroce_odp_copy_from_skb(struct sroce_mr *mr, u64 va,
 			    const struct sk_buff *skb, int offset, u32 len);
+int sroce_odp_atomic_write(struct sroce_mr *mr, u64 va, u64 value);
 bool sroce_odp_present(struct sroce_mr *mr, u64 va, u64 len, bool write);
 bool sroce_odp_sges_present(const struct sroce_sge_ref *sge, u32 num_sge,
 			    bool write);
+/* odp.c: faults, advice, capabilities */
 void sroce_odp_fault_async(struct sroce_qp *qp, enum sroce_odp_engine eng,
 			   struct sroce_mr *mr, u64 va, u64 len);
 u32 sroce_odp_fault_sges(struct sroce_qp *qp, enum sroce_odp_engine eng,

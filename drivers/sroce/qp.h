@@ -155,11 +155,12 @@ enum sroce_res_type {
 	SROCE_RES_NONE,
 	SROCE_RES_READ,
 	SROCE_RES_ATOMIC,
+	SROCE_RES_ATOMIC_WRITE,	/* answered by a READ response of no data */
 };
 
 /**
- * struct sroce_res - a responder resource: an RDMA READ or atomic request
- *	accepted, with what its responses need
+ * struct sroce_res - a responder resource: an RDMA READ, atomic or atomic
+ *	write request accepted, with what its responses need
  * @type: enum sroce_res_type
  * @replay: answers a duplicate request again (max_dest_rd_atomic counts
  *	the others)

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdatomic.c - RDMA READ and atomic requests at the responder: responder
- * resources, execution, and the replay of duplicates.
+ * rdatomic.c - RDMA READ, atomic and atomic write requests at the
+ * responder: responder resources, execution, and the replay of duplicates.
  *
  * Responder resources.  A ring (sroce_res_ring_size()) records every
- * READ and atomic accepted: what remains to be sent, and, once answered,
- * what a duplicate needs: the PSN range and MSN of a READ (answered again
- * from memory, with the duplicate's RETH checked again) or the original
- * value of an atomic (returned again, not executed twice).
+ * READ, atomic and atomic write accepted: what remains to be sent, and,
+ * once answered, what a duplicate needs: the PSN range and MSN of a READ
+ * (answered again from memory, with the duplicate's RETH checked again),
+ * the original value of an atomic (returned again, not executed twice),
+ * the MSN of an atomic write (acknowledged again, not executed twice).
+ *
+ * The atomic write (IBTA 1.5, as Linux 6.2's rdma_rxe has it): an RC
+ * request of 8 bytes the responder stores at once where its RETH says,
+ * checked as an RDMA WRITE (IB_ACCESS_REMOTE_WRITE on the QP and on the
+ * key), answered by an RDMA READ response of no data.  It takes a
+ * responder resource as a READ does.
  *
  * A new READ or atomic takes a resource only while fewer than
  * max_dest_rd_atomic new ones wait for their responses, and an answer
@@ -19,6 +26,7 @@
  * (never shrinks) when it is set higher: a QP that never answers a READ
  * or atomic holds none, one that takes rdma_rxe's 128 holds 256 entries.
  */
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 
 #include "sroce.h"
@@ -237,6 +245,90 @@ void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	qp->resp.ack.send = false;
 }
 
+/**
+ * sroce_resp_atomic_write() - execute the expected atomic write
+ * @qp: the QP, lock held
+ * @skb: the packet, data at the UDP header
+ * @pkt: its parsed headers
+ * @nfy: collects CQs to signal
+ *
+ * Its length must be 8, in the RETH and in the payload, and its address
+ * 8-byte aligned (invalid request NAK otherwise); its key is checked as an
+ * RDMA WRITE's.  Nothing is stored unless every check passes.
+ */
+void sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
+			     const struct sroce_pkt *pkt,
+			     struct sroce_nfy *nfy)
+{
+	struct sroce_hdrs h;
+	struct sroce_mr *mr;
+	int err, ret = 0;
+	u64 value;
+
+	lockdep_assert_held(&qp->lock);
+	sroce_pkt_hdrs(pkt, &h);
+	if (!sroce_resp_res_granted(qp, false) ||
+	    h.reth.len != sizeof(value) || pkt->paylen != sizeof(value) ||
+	    pkt->bth.pad || !IS_ALIGNED(h.reth.va, sizeof(value)) ||
+	    skb_copy_bits(skb, SROCE_UDP_HLEN + pkt->info->hdr_len, &value,
+			  sizeof(value))) {
+		sroce_resp_invalid(qp, pkt, nfy);
+		return;
+	}
+	err = sroce_resp_rkey(qp, IB_ACCESS_REMOTE_WRITE, h.reth.rkey,
+			      h.reth.va, sizeof(value), &mr);
+	if (err) {
+		sroce_resp_refused(qp, err, pkt, nfy);
+		return;
+	}
+	err = sroce_mr_remote_begin(qp->sdev, h.reth.rkey, mr,
+				    sroce_resp_pd(qp), qp->ibqp.qp_num,
+				    IB_ACCESS_REMOTE_WRITE, h.reth.va,
+				    sizeof(value));
+	if (!err)
+		ret = sroce_mr_atomic_write(mr, h.reth.va, value);
+	sroce_mr_remote_end(mr);
+	if (!err && ret == -EAGAIN) {
+		/* Its page is not there (on-demand paging: odp.c). */
+		sroce_resp_odp_defer(qp, mr, h.reth.va, sizeof(value), pkt,
+				     nfy);
+		sroce_mr_put(mr);
+		return;
+	}
+	sroce_mr_put(mr);
+	if (err) {
+		sroce_resp_refused(qp, err, pkt, nfy);
+		return;
+	}
+	if (ret == -EINVAL) {
+		/* Aligned as an address, not in the region's memory. */
+		sroce_resp_invalid(qp, pkt, nfy);
+		return;
+	}
+	if (ret) {
+		sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, IB_WC_REM_OP_ERR, pkt,
+				nfy);
+		return;
+	}
+	qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
+	sroce_resp_res_new(qp, SROCE_RES_ATOMIC_WRITE, pkt->bth.psn,
+			   qp->resp.msn);
+	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
+	/* Its response acknowledges the requests before it. */
+	qp->resp.ack.send = false;
+}
+
+/* The resource type that answers a READ, atomic or atomic write request */
+static u8 sroce_resp_res_type(const struct sroce_pkt *pkt)
+{
+	u32 flags = pkt->info->flags;
+
+	if (flags & SROCE_OPF_READ)
+		return SROCE_RES_READ;
+	return flags & SROCE_OPF_ATOMIC ? SROCE_RES_ATOMIC :
+					  SROCE_RES_ATOMIC_WRITE;
+}
+
 /* Does the request at @psn lie in @r's PSNs */
 static bool sroce_resp_res_covers(const struct sroce_res *r, u32 psn)
 {
@@ -246,15 +338,17 @@ static bool sroce_resp_res_covers(const struct sroce_res *r, u32 psn)
 }
 
 /*
- * A duplicate READ or atomic: answer it again from the resource that
- * answered it, unless that one is still being answered (then its stream
- * goes back to the PSN asked for).  A duplicate that no resource answered,
- * or one beyond max_dest_rd_atomic answers at once, is dropped: the
- * requester asks again.  Lock held.
+ * A duplicate READ, atomic or atomic write: answer it again from the
+ * resource that answered it, unless that one is still being answered (then
+ * its stream goes back to the PSN asked for); an atomic or atomic write is
+ * never executed twice.  A duplicate that no resource answered, or one
+ * beyond max_dest_rd_atomic answers at once, is dropped: the requester
+ * asks again.  Lock held.
  */
 void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	bool read = pkt->info->flags & SROCE_OPF_READ;
+	u8 want = sroce_resp_res_type(pkt);
 	const struct sroce_res *old = NULL;
 	struct sroce_mr *mr = NULL;
 	u32 psn = pkt->bth.psn, i, off, msn, last;
@@ -274,8 +368,7 @@ void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		const struct sroce_res *c =
 			sroce_resp_res_at(qp, qp->resp.res_head + i);
 
-		if (c->type == (read ? SROCE_RES_READ : SROCE_RES_ATOMIC) &&
-		    sroce_resp_res_covers(c, psn))
+		if (c->type == want && sroce_resp_res_covers(c, psn))
 			old = c;
 	}
 	if (!old)
@@ -307,6 +400,8 @@ void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	r->replay = true;
 	r->last_psn = last;
 	r->orig = orig;
+	if (!read)
+		return;	/* its answer reads no memory */
 	r->mr = mr;
 	r->va = h.reth.va;
 	r->len = h.reth.len;

@@ -64,8 +64,8 @@ bool sroce_req_is_local(u32 opcode)
  * sroce_req_is_rd() - does a send WQE use a responder resource
  * @opcode: a carried opcode (fetched)
  *
- * Return: true for RDMA READ and the atomics, which max_rd_atomic limits
- * and a fence waits for.
+ * Return: true for RDMA READ, the atomics and the atomic write, which
+ * max_rd_atomic limits and a fence waits for.
  */
 bool sroce_req_is_rd(u32 opcode)
 {
@@ -79,6 +79,8 @@ static u8 sroce_req_qpt(const struct sroce_qp *qp)
 		return SROCE_WR_QPT_RAW;
 	if (sroce_qp_is_ud(qp))
 		return SROCE_WR_QPT_UD;
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI)
+		return SROCE_WR_QPT_XRC;
 	return sroce_qp_is_rc(qp) ? SROCE_WR_QPT_RC : SROCE_WR_QPT_UC;
 }
 
@@ -187,6 +189,13 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 		status = IB_WC_LOC_QP_OP_ERR;
 		goto out;
 	}
+	if (info->flags & SROCE_WRF_ATOMIC_WRITE) {
+		/* Its 8 bytes are in the header (w->op): no gather list. */
+		if (u.num_sge)
+			status = IB_WC_LOC_QP_OP_ERR;
+		w->length = sizeof(w->op.atomic_write.data);
+		goto out;
+	}
 
 	if (w->send_flags & SROCE_SEND_INLINE) {
 		if (u.inline_len > qp->cap.max_inline_data) {
@@ -233,6 +242,10 @@ out:
 static int sroce_req_copy_payload(const struct sroce_swqe *w, u32 off,
 				  u8 *dst, u32 len)
 {
+	if (sroce_wr_info(w->opcode)->flags & SROCE_WRF_ATOMIC_WRITE) {
+		memcpy(dst, w->op.atomic_write.data + off, len);
+		return 0;
+	}
 	if (w->send_flags & SROCE_SEND_INLINE) {
 		memcpy(dst, (const u8 *)w->sge + off, len);
 		return 0;
@@ -376,6 +389,10 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 		h.atmeth.swap_add = w->opcode == IB_UVERBS_WR_ATOMIC_CMP_AND_SWP ?
 				    w->op.atomic.swap : w->op.atomic.compare_add;
 		h.atmeth.compare = w->op.atomic.compare_add;
+	} else if (wri->flags & SROCE_WRF_ATOMIC_WRITE) {
+		h.reth.va = w->op.atomic_write.remote_addr;
+		h.reth.rkey = w->op.atomic_write.rkey;
+		h.reth.len = w->length;
 	} else if (wri->flags & (SROCE_WRF_WRITE | SROCE_WRF_READ)) {
 		/* The RETH of a WRITE's first packet, of a (resumed) READ. */
 		h.reth.va = w->op.rdma.remote_addr + qp->req.cur_off;

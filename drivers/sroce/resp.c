@@ -6,8 +6,8 @@
  * Each request packet is classified by its PSN against the expected PSN
  * (IBTA 9.7.5):
  *  - a duplicate SEND or WRITE is acknowledged again (the last ACK was
- *    lost) and dropped; a duplicate READ or atomic is answered again from
- *    its responder resource (below);
+ *    lost) and dropped; a duplicate READ, atomic or atomic write is
+ *    answered again from its responder resource (below);
  *  - one ahead of it shows a lost packet: a single PSN sequence error NAK
  *    per gap, and the packet is dropped;
  *  - the expected one is executed:
@@ -17,9 +17,10 @@
  *    RDMA WRITE checks the RETH of its first packet against the rkey and
  *    writes every packet where the RETH says; WRITE with immediate data
  *    consumes and completes a receive WQE with its last packet;
- *    RDMA READ and the atomics take a responder resource (at most
- *    max_dest_rd_atomic waiting for their responses); an atomic executes
- *    at once, a READ's responses are read from memory as they are sent.
+ *    RDMA READ, the atomics and the atomic write take a responder
+ *    resource (at most max_dest_rd_atomic waiting for their responses);
+ *    an atomic or atomic write executes at once, a READ's responses are
+ *    read from memory as they are sent.
  * With no receive WQE posted a packet that needs one is refused with an
  * RNR NAK, and the requester sends it again later.
  *
@@ -28,10 +29,12 @@
  * against the QP's PD, the access right and the range (mr.c).  A key,
  * right or range failure NAKs the request with a remote access error and
  * moves the QP to ERROR.  An operation the QP does not enable and a
- * malformed request (a length disagreeing with the RETH, a misaligned
- * atomic, more READs and atomics than granted) are invalid request NAKs.
+ * malformed request (a length disagreeing with the RETH, an atomic write
+ * of another length than 8, a misaligned atomic or atomic write, more
+ * READs and atomics than granted) are invalid request NAKs.
  *
- * Responder resources (READ and atomics, their replay): rdatomic.c.
+ * Responder resources (READ, atomics, atomic write, their replay):
+ * rdatomic.c.
  *
  * Output (READ responses, atomic replies, ACK/NAK in PSN order):
  * resp_out.c.  UD datagrams and multicast fan-out: ud.c.
@@ -611,7 +614,8 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	switch (sroce_psn_classify(pkt->bth.psn, qp->resp.epsn)) {
 	case SROCE_PSN_DUPLICATE:
 		sroce_stats_inc(stats, SROCE_CNT_DUPLICATES);
-		if (flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC)) {
+		if (flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC |
+			     SROCE_OPF_ATOMIC_WRITE)) {
 			sroce_resp_replay(qp, pkt);
 			break;
 		}
@@ -638,6 +642,8 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 			sroce_resp_write(qp, skb, pkt, &nfy);
 		else if (flags & SROCE_OPF_READ)
 			sroce_resp_read(qp, pkt, &nfy);
+		else if (flags & SROCE_OPF_ATOMIC_WRITE)
+			sroce_resp_atomic_write(qp, skb, pkt, &nfy);
 		else
 			sroce_resp_atomic(qp, pkt, &nfy);
 		break;

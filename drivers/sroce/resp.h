@@ -43,6 +43,9 @@ void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		     struct sroce_nfy *nfy);
 void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		       struct sroce_nfy *nfy);
+void sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
+			     const struct sroce_pkt *pkt,
+			     struct sroce_nfy *nfy);
 void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt);
 
 /* ud.c */

@@ -59,7 +59,8 @@ static struct sk_buff *sroce_resp_build_res(struct sroce_qp *qp,
 	u8 *hdr;
 	int ret;
 
-	if (r->type == SROCE_RES_READ) {
+	if (r->type != SROCE_RES_ATOMIC) {
+		/* A READ's, or an atomic write's of no data (len 0) */
 		off = sroce_psn_outstanding(r->cur_psn, r->first_psn) *
 		      qp->pmtu;
 		if (sroce_seg_at(sroce_qp_transport(qp), SROCE_MSG_READ_RESP,

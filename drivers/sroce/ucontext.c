@@ -94,7 +94,7 @@ static int sroce_ucontext_check_cmd(struct ib_device *ibdev,
 static const struct sroce_alloc_ucontext_resp sroce_ucontext_resp = {
 	.abi_version = SROCE_UVERBS_ABI_VERSION,
 	.page_size = PAGE_SIZE,
-	.features = SROCE_UCTX_F_NONE,
+	.features = SROCE_UCTX_F_ATOMIC_WRITE,
 	.max_inline_data = SROCE_MAX_INLINE,
 };
 

@@ -13,6 +13,7 @@ TEST(Opcode, ValidSet)
 		want.push_back(op);
 	want.push_back(0x16);
 	want.push_back(0x17);
+	want.push_back(0x1d); // RC ATOMIC WRITE (IBTA 1.5)
 	for (uint8_t op = 0x20; op <= 0x2b; op++)
 		want.push_back(op);
 	want.push_back(0x64);
@@ -78,6 +79,7 @@ TEST(Opcode, HeadersPerOpcode)
 		{SROCE_OP_RC_CMP_SWAP, {{SROCE_HDR_ATMETH, 12}}, 40},
 		{SROCE_OP_RC_FETCH_ADD, {{SROCE_HDR_ATMETH, 12}}, 40},
 		{SROCE_OP_RC_SEND_ONLY_INV, {{SROCE_HDR_IETH, 12}}, 16},
+		{SROCE_OP_RC_ATOMIC_WRITE, {{SROCE_HDR_RETH, 12}}, 28},
 		{SROCE_OP_UC_WRITE_ONLY_IMM,
 		 {{SROCE_HDR_RETH, 12}, {SROCE_HDR_IMMDT, 28}},
 		 32},
@@ -186,11 +188,22 @@ TEST(Opcode, Properties)
 			  (f & SROCE_OPF_ATOMIC) || (f & SROCE_OPF_ACK) ||
 				  op == SROCE_OP_RC_READ_REQUEST ||
 				  op == SROCE_OP_XRC_READ_REQUEST);
-		// RETH on WRITE first/only and on READ requests
+		// RETH on WRITE first/only, READ requests, atomic writes
 		EXPECT_EQ(sroce_opcode_has(info, SROCE_HDR_RETH),
 			  ((f & SROCE_OPF_WRITE) && (f & SROCE_OPF_FIRST)) ||
+				  (f & SROCE_OPF_ATOMIC_WRITE) ||
 				  op == SROCE_OP_RC_READ_REQUEST ||
 				  op == SROCE_OP_XRC_READ_REQUEST);
+		// the atomic write: an RC request of one packet with payload
+		if (f & SROCE_OPF_ATOMIC_WRITE) {
+			EXPECT_EQ(op, SROCE_OP_RC_ATOMIC_WRITE);
+			EXPECT_EQ(f & SROCE_OPF_ONLY, SROCE_OPF_ONLY);
+			EXPECT_TRUE(f & SROCE_OPF_REQ);
+			EXPECT_TRUE(f & SROCE_OPF_PAYLOAD);
+			EXPECT_FALSE(f & (SROCE_OPF_SEND | SROCE_OPF_WRITE |
+					  SROCE_OPF_READ | SROCE_OPF_ATOMIC |
+					  SROCE_OPF_RWR | SROCE_OPF_COMP));
+		}
 		// AETH on every response but a read response middle
 		EXPECT_EQ(sroce_opcode_has(info, SROCE_HDR_AETH),
 			  (f & SROCE_OPF_RESP) && !(f & SROCE_OPF_MIDDLE));
@@ -215,6 +228,11 @@ TEST(Opcode, MsgOpcodes)
 		 0x0b},
 		{SROCE_TRANSPORT_RC, SROCE_MSG_READ_RESP, 0x0d, 0x0e, 0x0f,
 		 0x10},
+		// one packet of 8 bytes; RC only
+		{SROCE_TRANSPORT_RC, SROCE_MSG_ATOMIC_WRITE, -1, -1, -1, 0x1d},
+		{SROCE_TRANSPORT_UC, SROCE_MSG_ATOMIC_WRITE, -1, -1, -1, -1},
+		{SROCE_TRANSPORT_UD, SROCE_MSG_ATOMIC_WRITE, -1, -1, -1, -1},
+		{SROCE_TRANSPORT_XRC, SROCE_MSG_ATOMIC_WRITE, -1, -1, -1, -1},
 		{SROCE_TRANSPORT_UC, SROCE_MSG_SEND, 0x20, 0x21, 0x22, 0x24},
 		{SROCE_TRANSPORT_UC, SROCE_MSG_SEND_IMM, 0x20, 0x21, 0x23,
 		 0x25},

@@ -92,6 +92,9 @@ TEST_F(Tshark, EveryOpcodeDissectsCleanly)
 		for (uint32_t other : {0u, 1u, 2u, 3u, 64u}) {
 			uint32_t seed = 0;
 			for (uint8_t op : valid_opcodes()) {
+				// Wireshark 4.0 predates IBTA 1.5's opcodes
+				if (op == SROCE_OP_RC_ATOMIC_WRITE)
+					continue;
 				sroce_hdrs h = test_hdrs(op, seed++);
 				frames.push_back(
 					build_frame(test_net(v6), h,

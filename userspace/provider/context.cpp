@@ -3,6 +3,7 @@
  * context.cpp - opening a device (GET_CONTEXT) and the queries.
  */
 #include <cinttypes>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -47,6 +48,26 @@ int parse_ucontext_resp(const sroce_alloc_ucontext_resp &resp,
 	return 0;
 }
 
+void add_feature_caps(std::uint64_t features, ibv_device_attr_ex *attr,
+		      std::size_t attr_size) noexcept
+{
+	const std::size_t caps_end =
+		offsetof(ibv_device_attr_ex, device_cap_flags_ex) +
+		sizeof(attr->device_cap_flags_ex);
+	const std::size_t odp_end =
+		offsetof(ibv_device_attr_ex, odp_caps) + sizeof(attr->odp_caps);
+	ibv_odp_caps &odp = attr->odp_caps;
+
+	if ((features & SROCE_UCTX_F_ATOMIC_WRITE) == 0)
+		return;
+	if (attr_size >= caps_end)
+		attr->device_cap_flags_ex |= device_cap_atomic_write;
+	/* The responder's atomic write goes through odp.c like a WRITE. */
+	if (attr_size >= odp_end &&
+	    (odp.per_transport_caps.rc_odp_caps & IBV_ODP_SUPPORT_WRITE) != 0)
+		odp.per_transport_caps.rc_odp_caps |= odp_support_atomic_write;
+}
+
 namespace {
 
 void free_context(ibv_context *ibctx) noexcept
@@ -73,6 +94,7 @@ int query_device_ex(ibv_context *ibctx, const ibv_query_device_ex_input *input,
 	std::snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
 		      "%" PRIu64 ".%" PRIu64 ".%" PRIu64, (fw >> 32) & 0xffff,
 		      (fw >> 16) & 0xffff, fw & 0xffff);
+	add_feature_caps(to_ctx(ibctx)->params.features, attr, attr_size);
 	return 0;
 }
 

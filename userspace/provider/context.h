@@ -6,6 +6,8 @@
 #ifndef SROCE_PROVIDER_CONTEXT_H
 #define SROCE_PROVIDER_CONTEXT_H
 
+#include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "sroce.h"
@@ -52,6 +54,25 @@ sroce_alloc_ucontext_cmd make_ucontext_cmd() noexcept;
  */
 int parse_ucontext_resp(const sroce_alloc_ucontext_resp &resp,
 			ucontext_params *out) noexcept;
+
+/*
+ * What libibverbs does not name yet: Linux 6.2's IB_UVERBS_DEVICE_ATOMIC_WRITE
+ * (ibv_device_attr_ex.device_cap_flags_ex) and rdma-core 45's
+ * IBV_ODP_SUPPORT_ATOMIC_WRITE (the ODP transport caps).
+ */
+constexpr std::uint64_t device_cap_atomic_write = std::uint64_t{1} << 40;
+constexpr std::uint32_t odp_support_atomic_write = 1U << 7;
+
+/*
+ * The capabilities the context's features (enum sroce_ucontext_features)
+ * add to what the kernel's QUERY_DEVICE answered: with
+ * SROCE_UCTX_F_ATOMIC_WRITE, device_cap_atomic_write, and
+ * odp_support_atomic_write for RC when on-demand paging RC writes are
+ * there.  Only the fields within attr_size are written (an older
+ * caller's shorter struct).
+ */
+void add_feature_caps(std::uint64_t features, ibv_device_attr_ex *attr,
+		      std::size_t attr_size) noexcept;
 
 /* verbs_device_ops.alloc_context: takes ownership of cmd_fd. */
 verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd,

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <unistd.h>
 
+#include "context.h"
 #include "cq.h"
 #include "qp.h"
 #include "uverbs_cmd.h"
@@ -80,6 +81,8 @@ int qp_setup(qp *q, ibv_context *ibctx, const ibv_qp_cap &cap, bool has_srq,
 		return ret;
 	q->sq.max_sge = cap.max_send_sge;
 	q->sq.max_inline = max_inline;
+	q->sq.atomic_write = (to_ctx(ibctx)->params.features &
+			      SROCE_UCTX_F_ATOMIC_WRITE) != 0;
 	q->rq.max_sge = cap.max_recv_sge;
 	q->rq.max_inline = 0;
 	unmap_rq.release();

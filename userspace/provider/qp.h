@@ -107,12 +107,15 @@ ibv_qp *create_qp_ex(ibv_context *ibctx, ibv_qp_init_attr_ex *attr) noexcept;
  * What create_qp_ex() accepts: comp_mask IBV_QP_INIT_ATTR_PD (required),
  * _SEND_OPS_FLAGS and _CREATE_FLAGS with no flag; send_ops_flags naming
  * only opcodes the QP type can post (ibv_post_send(3)'s), for RC, UC, UD
- * and XRC INI (XRC_SEND); _XRCD for an XRC TGT QP (XRC_RECV), which needs
- * no PD and takes no send_ops_flags.  0, EINVAL without a PD (or an XRC
- * TGT QP without a domain), else EOPNOTSUPP (TSO, atomic write, RSS,
- * creation flags).
+ * and XRC INI (XRC_SEND), the atomic write on RC only and only when the
+ * context's features (enum sroce_ucontext_features) have
+ * SROCE_UCTX_F_ATOMIC_WRITE; _XRCD for an XRC TGT QP (XRC_RECV), which
+ * needs no PD and takes no send_ops_flags.  0, EINVAL without a PD (or an
+ * XRC TGT QP without a domain), else EOPNOTSUPP (TSO, an atomic write
+ * elsewhere, RSS, creation flags).
  */
-int check_qp_init_attr(const ibv_qp_init_attr_ex &attr) noexcept;
+int check_qp_init_attr(const ibv_qp_init_attr_ex &attr,
+		       std::uint64_t features) noexcept;
 
 /* The ibv_qp_ex callbacks for send_ops_flags, and VERBS_QP_EX. */
 void set_qp_ex_ops(qp *q, std::uint64_t send_ops_flags) noexcept;

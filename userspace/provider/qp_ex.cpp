@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <unistd.h>
 
+#include "context.h"
 #include "qp.h"
 #include "uverbs_cmd.h"
 #include "wq.h"
@@ -41,20 +42,26 @@ constexpr send_op send_ops[] = {
 	{IBV_QP_EX_WITH_LOCAL_INV, IBV_WR_LOCAL_INV},
 	{IBV_QP_EX_WITH_BIND_MW, IBV_WR_BIND_MW},
 	{IBV_QP_EX_WITH_SEND_WITH_INV, IBV_WR_SEND_WITH_INV},
+	{IBV_QP_EX_WITH_ATOMIC_WRITE, IBV_WR_ATOMIC_WRITE},
 };
 
 constexpr std::uint64_t supported_qp_comp_mask =
 	IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
 	IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 
-/* The send_ops_flags a QP of qp_type can honour. */
-std::uint64_t send_ops_of(ibv_qp_type qp_type)
+/*
+ * The send_ops_flags a QP of qp_type can honour; the atomic write only
+ * when the kernel carries it (features: enum sroce_ucontext_features).
+ */
+std::uint64_t send_ops_of(ibv_qp_type qp_type, std::uint64_t features)
 {
 	std::uint64_t out = 0;
 
 	for (const send_op &op : send_ops)
 		if (send_opcode_supported(op.opcode, qp_type))
 			out |= op.flag;
+	if ((features & SROCE_UCTX_F_ATOMIC_WRITE) == 0)
+		out &= ~std::uint64_t{IBV_QP_EX_WITH_ATOMIC_WRITE};
 	return out;
 }
 
@@ -125,6 +132,14 @@ void wr_atomic_fetch_add(ibv_qp_ex *qpx, std::uint32_t rkey,
 			 std::uint64_t remote_addr, std::uint64_t add) noexcept
 {
 	wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
+}
+
+/* The 8 bytes are copied now: the caller's buffer is free at once. */
+void wr_atomic_write(ibv_qp_ex *qpx, std::uint32_t rkey,
+		     std::uint64_t remote_addr, const void *atomic_wr) noexcept
+{
+	wr_rdma(qpx, IBV_WR_ATOMIC_WRITE, rkey, remote_addr);
+	wrb_set_atomic_wr(to_qp(qpx)->wrb, atomic_wr);
 }
 
 void wr_send(ibv_qp_ex *qpx) noexcept
@@ -237,7 +252,8 @@ void wr_abort(ibv_qp_ex *qpx) noexcept
 
 } /* namespace */
 
-int check_qp_init_attr(const ibv_qp_init_attr_ex &attr) noexcept
+int check_qp_init_attr(const ibv_qp_init_attr_ex &attr,
+		       std::uint64_t features) noexcept
 {
 	if ((attr.comp_mask & ~supported_qp_comp_mask) != 0)
 		return EOPNOTSUPP;
@@ -261,7 +277,7 @@ int check_qp_init_attr(const ibv_qp_init_attr_ex &attr) noexcept
 	    attr.qp_type != IBV_QPT_UD && attr.qp_type != IBV_QPT_XRC_SEND &&
 	    attr.qp_type != IBV_QPT_RAW_PACKET)
 		return EOPNOTSUPP;
-	if ((attr.send_ops_flags & ~send_ops_of(attr.qp_type)) != 0)
+	if ((attr.send_ops_flags & ~send_ops_of(attr.qp_type, features)) != 0)
 		return EOPNOTSUPP;
 	return 0;
 }
@@ -290,6 +306,8 @@ void set_qp_ex_ops(qp *q, std::uint64_t flags) noexcept
 		x.wr_bind_mw = wr_bind_mw;
 	if ((flags & IBV_QP_EX_WITH_SEND_WITH_INV) != 0)
 		x.wr_send_inv = wr_send_inv;
+	if ((flags & IBV_QP_EX_WITH_ATOMIC_WRITE) != 0)
+		x.wr_atomic_write = wr_atomic_write;
 	x.wr_set_ud_addr = wr_set_ud_addr;
 	x.wr_set_xrc_srqn = wr_set_xrc_srqn;
 	x.wr_set_sge = wr_set_sge;
@@ -311,7 +329,7 @@ ibv_qp *create_qp_ex(ibv_context *ibctx, ibv_qp_init_attr_ex *attr) noexcept
 	/* An RSS QP (rss.cpp) has no rings. */
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE) != 0)
 		return create_rss_qp(ibctx, attr);
-	int ret = check_qp_init_attr(*attr);
+	int ret = check_qp_init_attr(*attr, to_ctx(ibctx)->params.features);
 
 	if (ret != 0)
 		return null_with_errno(ret);

@@ -4,6 +4,7 @@
  */
 #include "wqe.h"
 
+#include <array>
 #include <atomic>
 #include <cstring>
 
@@ -29,7 +30,9 @@ constexpr std::uint8_t wr_qpt(ibv_qp_type qp_type)
 		return SROCE_WR_QPT_RAW;
 	case IBV_QPT_XRC_RECV: /* no send queue: it posts nothing */
 		return 0;
-	default: /* RC and XRC INI (XRC_SEND), whose requests are RC's */
+	case IBV_QPT_XRC_SEND: /* XRC INI: RC's requests, but atomic write */
+		return SROCE_WR_QPT_XRC;
+	default:
 		return SROCE_WR_QPT_RC;
 	}
 }
@@ -60,7 +63,10 @@ static_assert(int(SROCE_WR_OP_RDMA_WRITE) == int(IBV_WR_RDMA_WRITE) &&
 	      int(SROCE_WR_OP_LOCAL_INV) == int(IBV_WR_LOCAL_INV) &&
 	      int(SROCE_WR_OP_BIND_MW) == int(IBV_WR_BIND_MW) &&
 	      int(SROCE_WR_OP_SEND_INV) == int(IBV_WR_SEND_WITH_INV) &&
+	      int(SROCE_WR_OP_ATOMIC_WRITE) == int(IBV_WR_ATOMIC_WRITE) &&
+	      int(SROCE_WR_OP_ATOMIC_WRITE) == int(SROCE_WR_ATOMIC_WRITE) &&
 	      int(SROCE_WR_OP_REG_MR) == int(SROCE_WR_REG_MR));
+static_assert(int(SROCE_WC_OP_ATOMIC_WRITE) == int(IBV_WC_ATOMIC_WRITE));
 
 /*
  * Can this BIND_MW be posted?  The WQE names the window by its new rkey
@@ -146,6 +152,30 @@ void put_inline(std::span<const ibv_sge> sges, std::span<unsigned char> dst)
 	}
 }
 
+/*
+ * The 8 bytes of an atomic write into value: from atomic_wr (with no
+ * gather list), else from the gather list's addresses, which must hold
+ * exactly 8 bytes.  False when they do not.
+ */
+bool atomic_write_value(std::span<const ibv_sge> sges, const void *atomic_wr,
+			std::span<unsigned char, 8> value)
+{
+	std::uint64_t len = 0;
+
+	if (atomic_wr != nullptr) {
+		if (!sges.empty())
+			return false;
+		std::memcpy(value.data(), atomic_wr, value.size());
+		return true;
+	}
+	for (const ibv_sge &sge : sges)
+		len += sge.length;
+	if (len != value.size())
+		return false;
+	put_inline(sges, value);
+	return true;
+}
+
 std::uint32_t load_consumer(const ring_view &ring)
 {
 	return std::atomic_ref<std::uint32_t>(*ring.consumer)
@@ -166,6 +196,17 @@ bool has_room(const ring_view &ring, std::uint32_t prod, std::uint32_t *cons)
 		return true;
 	*cons = load_consumer(ring);
 	return ring_used(prod, *cons) < entries;
+}
+
+/* encode_send_wqe() with the queue's limits, if it carries the opcode. */
+int encode_send_on(const work_queue &wq, ibv_qp_type qp_type,
+		   const ibv_send_wr &wr, std::span<unsigned char> slot,
+		   const void *atomic_wr)
+{
+	if (wr.opcode == IBV_WR_ATOMIC_WRITE && !wq.atomic_write)
+		return EINVAL;
+	return encode_send_wqe(wr, qp_type, wq.max_sge, wq.max_inline, slot,
+			       atomic_wr);
 }
 
 /*
@@ -208,7 +249,8 @@ bool send_opcode_supported(ibv_wr_opcode opcode, ibv_qp_type qp_type) noexcept
 
 int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 		    std::uint32_t max_sge, std::uint32_t max_inline,
-		    std::span<unsigned char> slot) noexcept
+		    std::span<unsigned char> slot,
+		    const void *atomic_wr) noexcept
 {
 	const struct sroce_wr_info *info = send_opcode(wr.opcode, qp_type);
 	std::span<const ibv_sge> sges;
@@ -225,7 +267,16 @@ int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 	if ((wr.send_flags & ~known_send_flags) != 0)
 		return EINVAL;
 
-	const bool inl = (wr.send_flags & IBV_SEND_INLINE) != 0;
+	/* An atomic write's 8 bytes travel in the header (sroce-abi.h). */
+	const bool atomic_write = (info->flags & SROCE_WRF_ATOMIC_WRITE) != 0;
+	std::array<unsigned char, 8> value{};
+	if (atomic_write && !atomic_write_value(sges, atomic_wr, value))
+		return EINVAL;
+	if (atomic_write)
+		sges = {};
+
+	const bool inl =
+		!atomic_write && (wr.send_flags & IBV_SEND_INLINE) != 0;
 	std::uint64_t inline_len = 0;
 
 	if (inl) {
@@ -244,7 +295,10 @@ int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 	sroce_send_wqe w{};
 	w.wr_id = wr.wr_id;
 	w.opcode = opcode;
-	w.send_flags = to_sroce_send_flags(wr.send_flags);
+	/* An atomic write's bytes are in the header, never inline. */
+	w.send_flags = to_sroce_send_flags(
+		atomic_write ? wr.send_flags & ~unsigned{IBV_SEND_INLINE}
+			     : wr.send_flags);
 	/* XRC INI QPs name the SRQ at the target in every request. */
 	if (qp_type == IBV_QPT_XRC_SEND)
 		w.xrc_srqn = wr.qp_type.xrc.remote_srqn;
@@ -260,6 +314,14 @@ int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 			.rkey = wr.wr.atomic.rkey,
 			.reserved = 0,
 		};
+	} else if (atomic_write) {
+		w.op.atomic_write = {
+			.remote_addr = wr.wr.rdma.remote_addr,
+			.rkey = wr.wr.rdma.rkey,
+			.reserved = 0,
+			.data = {},
+		};
+		std::memcpy(w.op.atomic_write.data, value.data(), value.size());
 	} else if ((info->flags & (SROCE_WRF_WRITE | SROCE_WRF_READ)) != 0) {
 		w.op.rdma = {
 			.remote_addr = wr.wr.rdma.remote_addr,
@@ -334,27 +396,26 @@ void wq_publish(work_queue &wq, std::uint32_t prod) noexcept
 }
 
 int wq_encode_send_at(work_queue &wq, ibv_qp_type qp_type,
-		      const ibv_send_wr &wr, std::uint32_t prod) noexcept
+		      const ibv_send_wr &wr, std::uint32_t prod,
+		      const void *atomic_wr) noexcept
 {
 	std::uint32_t cons = load_consumer(wq.ring);
 
 	if (!has_room(wq.ring, prod, &cons))
 		return ENOMEM;
-	return encode_send_wqe(wr, qp_type, wq.max_sge, wq.max_inline,
-			       wq.ring.slot(prod));
+	return encode_send_on(wq, qp_type, wr, wq.ring.slot(prod), atomic_wr);
 }
 
 int wq_post_send(work_queue &wq, ibv_qp_type qp_type, ibv_send_wr *wr,
 		 ibv_send_wr **bad_wr, std::uint32_t *posted) noexcept
 {
 	std::uint32_t n = 0;
-	const int ret =
-		post_list(wq, wr, bad_wr, &n,
-			  [&wq, qp_type](const ibv_send_wr &w,
-					 std::span<unsigned char> slot) {
-				  return encode_send_wqe(w, qp_type, wq.max_sge,
-							 wq.max_inline, slot);
-			  });
+	const int ret = post_list(
+		wq, wr, bad_wr, &n,
+		[&wq, qp_type](const ibv_send_wr &w,
+			       std::span<unsigned char> slot) {
+			return encode_send_on(wq, qp_type, w, slot, nullptr);
+		});
 
 	if (posted != nullptr)
 		*posted = n;

@@ -38,6 +38,8 @@ struct work_queue {
 	std::uint32_t prod; /* index of the next WQE; only we write it */
 	std::uint32_t max_sge; /* SGEs a WQE may carry */
 	std::uint32_t max_inline; /* inline payload bytes (SQ only, else 0) */
+	/* SQ: the kernel carries atomic writes (SROCE_UCTX_F_ATOMIC_WRITE) */
+	bool atomic_write;
 };
 
 /* Entry sizes the kernel must give for these capabilities (sroce-abi.h). */
@@ -88,10 +90,20 @@ constexpr std::uint32_t key_variant_mask = 0xff;
  * also EINVAL without a window, with an rkey that is not the window's own
  * with another low byte, with a length but no region or a region of
  * another context, and with a length of 0 for a type 2 window.
+ *
+ * IBV_WR_ATOMIC_WRITE (RC only) carries wr.wr.rdma and its 8 bytes in the
+ * header (sroce_wqe_atomic_write), no gather list and no inline payload:
+ * the 8 bytes at atomic_wr (ibv_wr_atomic_write()'s, with no SGE), or,
+ * without atomic_wr (ibv_post_send()), read now from the gather list's
+ * addresses, which must add up to 8 bytes (as inline data is: the lkeys
+ * are not used, IBV_SEND_INLINE makes no difference and max_inline does
+ * not apply); EINVAL otherwise.  Whether the kernel carries it at all is
+ * the caller's to check (work_queue.atomic_write).
  */
 int encode_send_wqe(const ibv_send_wr &wr, ibv_qp_type qp_type,
 		    std::uint32_t max_sge, std::uint32_t max_inline,
-		    std::span<unsigned char> slot) noexcept;
+		    std::span<unsigned char> slot,
+		    const void *atomic_wr = nullptr) noexcept;
 
 /*
  * Can a QP of qp_type post opcode from user space at all (the protocol
@@ -110,8 +122,8 @@ int encode_recv_wqe(const ibv_recv_wr &wr, std::uint32_t max_sge,
  * Encode a list of work requests into the ring from wq.prod on and publish
  * the new producer index (release) if anything was written.  Returns 0, or
  * an errno value with *bad_wr at the first request not posted (those
- * before it are posted): EINVAL from the encoder, ENOMEM when the ring is
- * full.  *posted, if given, counts the WQEs written.  The caller holds the
+ * before it are posted): EINVAL from the encoder or for an atomic write
+ * the queue does not carry, ENOMEM when the ring is full.  *posted, if given, counts the WQEs written.  The caller holds the
  * queue's lock.
  */
 int wq_post_send(work_queue &wq, ibv_qp_type qp_type, ibv_send_wr *wr,
@@ -122,11 +134,13 @@ int wq_post_recv(work_queue &wq, ibv_recv_wr *wr,
 /*
  * One send request into the slot of free-running index prod (not yet
  * published), for a caller that publishes a batch itself (the ibv_wr_*()
- * post of wr_builder.h).  Returns 0, ENOMEM when the ring has no room at
- * prod, or EINVAL from encode_send_wqe().  The caller holds the lock.
+ * post of wr_builder.h; atomic_wr as encode_send_wqe() takes it).
+ * Returns 0, ENOMEM when the ring has no room at prod, or EINVAL as
+ * wq_post_send().  The caller holds the lock.
  */
 int wq_encode_send_at(work_queue &wq, ibv_qp_type qp_type,
-		      const ibv_send_wr &wr, std::uint32_t prod) noexcept;
+		      const ibv_send_wr &wr, std::uint32_t prod,
+		      const void *atomic_wr = nullptr) noexcept;
 
 /* Publish the WQEs up to prod (release), if there are new ones. */
 void wq_publish(work_queue &wq, std::uint32_t prod) noexcept;

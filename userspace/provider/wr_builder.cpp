@@ -26,7 +26,9 @@ void encode_open(wr_builder &b, work_queue &wq, ibv_qp_type qp_type)
 	b.open = false;
 	if (b.err != 0)
 		return;
-	const int ret = wq_encode_send_at(wq, qp_type, b.wr, b.prod);
+	const int ret = wq_encode_send_at(
+		wq, qp_type, b.wr, b.prod,
+		b.wr.opcode == IBV_WR_ATOMIC_WRITE ? b.atomic_wr : nullptr);
 	if (ret != 0)
 		fail(b, ret);
 	else
@@ -143,6 +145,16 @@ void wrb_set_xrc_srqn(wr_builder &b, std::uint32_t remote_srqn) noexcept
 		return;
 	}
 	b.wr.qp_type.xrc.remote_srqn = remote_srqn;
+}
+
+void wrb_set_atomic_wr(wr_builder &b, const void *atomic_wr) noexcept
+{
+	if (!b.open || b.wr.opcode != IBV_WR_ATOMIC_WRITE ||
+	    atomic_wr == nullptr) {
+		fail(b, EINVAL);
+		return;
+	}
+	std::memcpy(b.atomic_wr, atomic_wr, sizeof(b.atomic_wr));
 }
 
 int wrb_complete(wr_builder &b, work_queue &wq, ibv_qp_type qp_type,

@@ -15,7 +15,8 @@
  *
  * Inline data is copied into the builder's own buffer when it is set (the
  * caller may reuse its buffer as soon as the setter returns) and encoded
- * from there as IBV_SEND_INLINE; a gather list is kept by value.
+ * from there as IBV_SEND_INLINE; a gather list is kept by value; an
+ * atomic write's 8 bytes are copied when it opens.
  */
 #ifndef SROCE_PROVIDER_WR_BUILDER_H
 #define SROCE_PROVIDER_WR_BUILDER_H
@@ -41,6 +42,7 @@ struct wr_builder {
 	std::uint32_t prod; /* the slot of the next request */
 	int err; /* the batch's first error, or 0 */
 	bool open; /* wr is a request not yet encoded */
+	unsigned char atomic_wr[8]; /* an open atomic write's 8 bytes */
 };
 
 /*
@@ -76,6 +78,13 @@ void wrb_set_ud_addr(wr_builder &b, ibv_ah *ah, std::uint32_t remote_qpn,
 		     std::uint32_t remote_qkey) noexcept;
 /* XRC INI QPs: the XRC SRQ at the target (ibv_wr_set_xrc_srqn()). */
 void wrb_set_xrc_srqn(wr_builder &b, std::uint32_t remote_srqn) noexcept;
+/*
+ * The 8 bytes of the open atomic write (ibv_wr_atomic_write()), copied
+ * now; EINVAL for the batch without an open atomic write or with NULL.
+ * The request takes no SGE or inline data: a setter called on it fails
+ * the batch when it is encoded.
+ */
+void wrb_set_atomic_wr(wr_builder &b, const void *atomic_wr) noexcept;
 
 /*
  * ibv_wr_complete(): encodes the open request and publishes the batch;

@@ -31,7 +31,20 @@ ibv_qp *create_qp(ibv_pd *pd, ibv_cq *scq, ibv_cq *rcq, const qp_opts &o)
 	ia.cap.max_send_sge = o.send_sge;
 	ia.cap.max_recv_sge = o.recv_sge;
 	ia.cap.max_inline_data = o.inline_data;
-	return ibv_create_qp(pd, &ia);
+	if (o.send_ops == 0)
+		return ibv_create_qp(pd, &ia);
+
+	ibv_qp_init_attr_ex ix{};
+	ix.send_cq = ia.send_cq;
+	ix.recv_cq = ia.recv_cq;
+	ix.srq = ia.srq;
+	ix.qp_type = ia.qp_type;
+	ix.sq_sig_all = ia.sq_sig_all;
+	ix.cap = ia.cap;
+	ix.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	ix.pd = pd;
+	ix.send_ops_flags = o.send_ops;
+	return ibv_create_qp_ex(pd->context, &ix);
 }
 
 bool make_endpoint(endpoint &e, device &d, const qp_opts &o, const borrowed &b)

@@ -36,6 +36,11 @@ struct qp_opts {
 	/* Without inline data where the device refuses inline_data. */
 	bool inline_optional = false;
 	ibv_srq *srq = nullptr; /* the QP receives from it */
+	/*
+	 * Not 0: created with ibv_create_qp_ex() and these send_ops_flags
+	 * (IBV_QP_EX_WITH_*), for the ibv_wr_*() post API
+	 */
+	std::uint64_t send_ops = 0;
 	int cqe = 64;
 	bool sig_all = false;
 	bool channel = false; /* the CQs on a completion channel */
@@ -100,8 +105,9 @@ struct endpoint {
 };
 
 /*
- * ibv_create_qp() of a QP as o says, on pd and the two CQs; nullptr, errno
- * set, when refused (a test of bad attributes expects that).
+ * ibv_create_qp() of a QP as o says, on pd and the two CQs (with
+ * o.send_ops, ibv_create_qp_ex()); nullptr, errno set, when refused (a
+ * test of bad attributes expects that).
  */
 ibv_qp *create_qp(ibv_pd *pd, ibv_cq *scq, ibv_cq *rcq, const qp_opts &o);
 

@@ -47,6 +47,7 @@ enum sroce_opcode {
 	SROCE_OP_RC_FETCH_ADD			= 0x14,
 	SROCE_OP_RC_SEND_LAST_INV		= 0x16,
 	SROCE_OP_RC_SEND_ONLY_INV		= 0x17,
+	SROCE_OP_RC_ATOMIC_WRITE		= 0x1d,	/* IBTA 1.5 */
 
 	SROCE_OP_UC_SEND_FIRST			= 0x20,
 	SROCE_OP_UC_SEND_MIDDLE			= 0x21,
@@ -127,6 +128,7 @@ enum sroce_opf {
 	SROCE_OPF_IMM		= 1u << 15,	/* carries ImmDt */
 	SROCE_OPF_INV		= 1u << 16,	/* carries IETH */
 	SROCE_OPF_CNP		= 1u << 17,
+	SROCE_OPF_ATOMIC_WRITE	= 1u << 18,	/* 8 bytes stored at once */
 };
 
 struct sroce_opcode_info {
@@ -188,6 +190,7 @@ enum sroce_msg_op {
 	SROCE_MSG_WRITE,
 	SROCE_MSG_WRITE_IMM,
 	SROCE_MSG_READ_RESP,
+	SROCE_MSG_ATOMIC_WRITE,
 	SROCE_MSG_OP_NR,
 };
 

@@ -27,13 +27,16 @@ enum sroce_wr_op {
 	SROCE_WR_OP_LOCAL_INV		= 7,
 	SROCE_WR_OP_BIND_MW		= 8,
 	SROCE_WR_OP_SEND_INV		= 9,
+	SROCE_WR_OP_ATOMIC_WRITE	= 15,	/* IBTA 1.5; Linux >= 6.2 */
 	SROCE_WR_OP_REG_MR		= 0x20,
 };
 
 /*
  * Completion opcodes of send WQEs: the values of enum ib_uverbs_wc_opcode
  * (libibverbs' enum ibv_wc_opcode) and, for REG_MR, the kernel's
- * IB_WC_REG_MR.
+ * IB_WC_REG_MR.  ATOMIC_WRITE's is user space's alone: Linux 6.1's
+ * enum ib_wc_opcode gives 9 to IB_WC_MASKED_COMP_SWAP, and no kernel
+ * user posts an atomic write.
  */
 enum sroce_wc_op {
 	SROCE_WC_OP_SEND	= 0,
@@ -44,6 +47,7 @@ enum sroce_wc_op {
 	SROCE_WC_OP_BIND_MW	= 5,
 	SROCE_WC_OP_LOCAL_INV	= 6,
 	SROCE_WC_OP_REG_MR	= 8,
+	SROCE_WC_OP_ATOMIC_WRITE = 9,	/* IB_UVERBS_WC_ATOMIC_WRITE */
 };
 
 /* QP types, as a mask of struct sroce_wr_info.qp_types */
@@ -52,6 +56,7 @@ enum sroce_wr_qpt {
 	SROCE_WR_QPT_UC	= 1 << 1,
 	SROCE_WR_QPT_UD	= 1 << 2,	/* and the GSI QP */
 	SROCE_WR_QPT_RAW = 1 << 3,	/* raw packet: a frame per SEND */
+	SROCE_WR_QPT_XRC = 1 << 4,	/* XRC INI: RC's requests, an SRQN */
 };
 
 /* What a work request does (struct sroce_wr_info.flags) */
@@ -66,6 +71,7 @@ enum sroce_wr_flags {
 	SROCE_WRF_KERNEL	= 1 << 7,	/* only kernel users post it */
 	SROCE_WRF_USER		= 1 << 8,	/* only user space posts it */
 	SROCE_WRF_GATHER	= 1 << 9,	/* payload: SGEs or inline data */
+	SROCE_WRF_ATOMIC_WRITE	= 1 << 10,	/* 8 bytes stored at once */
 };
 
 /**
@@ -96,10 +102,14 @@ static inline bool sroce_wr_allowed(u32 opcode, u8 qpt)
 	return info && (info->qp_types & qpt);
 }
 
-/* READ and the atomics use a responder resource (max_rd_atomic) */
+/*
+ * READ, the atomics and the atomic write use a responder resource
+ * (max_rd_atomic), and a response answers each
+ */
 static inline bool sroce_wr_is_rd(const struct sroce_wr_info *info)
 {
-	return info->flags & (SROCE_WRF_READ | SROCE_WRF_ATOMIC);
+	return info->flags & (SROCE_WRF_READ | SROCE_WRF_ATOMIC |
+			      SROCE_WRF_ATOMIC_WRITE);
 }
 
 #endif /* SROCE_PROTO_WR_H */

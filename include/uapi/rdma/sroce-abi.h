@@ -39,9 +39,14 @@
  * Reported in &struct sroce_alloc_ucontext_resp.features.  A bit that is not
  * set means the feature is absent; user space must not rely on anything a
  * bit it does not know describes.
+ *
+ * @SROCE_UCTX_F_NONE: no feature
+ * @SROCE_UCTX_F_ATOMIC_WRITE: RC QPs' send rings carry IBTA 1.5 atomic
+ *	writes (%SROCE_WR_ATOMIC_WRITE, &struct sroce_wqe_atomic_write)
  */
 enum sroce_ucontext_features {
 	SROCE_UCTX_F_NONE = 0,
+	SROCE_UCTX_F_ATOMIC_WRITE = 1 << 0,
 };
 
 /**
@@ -438,6 +443,27 @@ struct sroce_wqe_atomic {
 };
 
 /**
+ * struct sroce_wqe_atomic_write - ATOMIC_WRITE (IBTA 1.5), RC QPs only
+ * @remote_addr: the remote address; the responder refuses one that is not
+ *	8-byte aligned (invalid request)
+ * @rkey: the remote key, of a region or window with remote write access
+ * @reserved: zero
+ * @data: the 8 bytes to store, in the order they lie in memory (what
+ *	ibv_wr_atomic_write()'s atomic_wr points to)
+ *
+ * The WQE has no gather list and no inline payload (@num_sge 0, no
+ * %SROCE_SEND_INLINE): the 8 bytes travel in the header.  The responder
+ * stores them with one 8-byte store, and the WQE completes with
+ * IB_UVERBS_WC_ATOMIC_WRITE (9) and a byte_len of 8.
+ */
+struct sroce_wqe_atomic_write {
+	__aligned_u64 remote_addr;
+	__u32 rkey;
+	__u32 reserved;
+	__u8 data[8];
+};
+
+/**
  * struct sroce_wqe_ud - the destination of a UD send
  * @ah: the address handle's number (&struct sroce_create_ah_resp)
  * @remote_qpn: the destination QP
@@ -495,10 +521,18 @@ struct sroce_wqe_reg_mr {
  */
 #define SROCE_WR_REG_MR		0x20
 
+/*
+ * The opcode of ATOMIC_WRITE in a send WQE: IB_UVERBS_WR_ATOMIC_WRITE of
+ * Linux 6.2 on, libibverbs' IBV_WR_ATOMIC_WRITE; Linux 6.1's uverbs has no
+ * name for it.  Only with %SROCE_UCTX_F_ATOMIC_WRITE.
+ */
+#define SROCE_WR_ATOMIC_WRITE	15
+
 /**
  * union sroce_wqe_op - what a send WQE's operation needs besides its data
  * @rdma: RDMA WRITE, WRITE_WITH_IMM, READ
  * @atomic: the atomics
+ * @atomic_write: ATOMIC_WRITE
  * @ud: SEND and SEND_WITH_IMM on a UD QP
  * @bind: BIND_MW
  * @reg_mr: REG_MR (kernel only)
@@ -507,6 +541,7 @@ struct sroce_wqe_reg_mr {
 union sroce_wqe_op {
 	struct sroce_wqe_rdma rdma;
 	struct sroce_wqe_atomic atomic;
+	struct sroce_wqe_atomic_write atomic_write;
 	struct sroce_wqe_ud ud;
 	struct sroce_wqe_bind bind;
 	struct sroce_wqe_reg_mr reg_mr;
@@ -516,8 +551,8 @@ union sroce_wqe_op {
 /**
  * struct sroce_send_wqe - a send queue entry header (80 bytes)
  * @wr_id: returned in the completion
- * @opcode: an enum ib_uverbs_wr_opcode value (IB_UVERBS_WR_SEND ...), or
- *	%SROCE_WR_REG_MR
+ * @opcode: an enum ib_uverbs_wr_opcode value (IB_UVERBS_WR_SEND ...),
+ *	%SROCE_WR_ATOMIC_WRITE or %SROCE_WR_REG_MR
  * @send_flags: &enum sroce_send_flags
  * @num_sge: SGEs following the header (ignored with %SROCE_SEND_INLINE)
  * @inline_len: with %SROCE_SEND_INLINE: bytes of payload following the
@@ -535,7 +570,8 @@ union sroce_wqe_op {
  *
  * The header is followed, in the same entry, by the gather list (@num_sge
  * &struct sroce_sge) or, with %SROCE_SEND_INLINE, by the payload itself
- * (@inline_len bytes).  BIND_MW, LOCAL_INV and REG_MR carry neither
+ * (@inline_len bytes).  ATOMIC_WRITE carries its 8 bytes in @op and
+ * neither of those.  BIND_MW, LOCAL_INV and REG_MR carry neither
  * (@num_sge 0, inline refused); they execute in their turn in the queue,
  * and a failure completes with IB_WC_MW_BIND_ERR (bind) or
  * IB_WC_LOC_QP_OP_ERR (the others) and moves the QP to the error state.

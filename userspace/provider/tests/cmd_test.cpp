@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Command and response buffers (byte layout as the kernel reads it), the
- * validation of the GET_CONTEXT response, and what rereg_mr checks before
- * and changes after its command.
+ * validation of the GET_CONTEXT response, the capabilities its features
+ * add to QUERY_DEVICE's, and what rereg_mr checks before and changes after
+ * its command.
  */
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -263,6 +265,51 @@ TEST(UcontextResponse, RefusesPageSizeNotPowerOfTwo)
 
 		EXPECT_EQ(sroce::parse_ucontext_resp(r, &p), EINVAL) << ps;
 	}
+}
+
+TEST(FeatureCaps, AtomicWriteAddsItsCapabilities)
+{
+	ibv_device_attr_ex a{};
+	a.device_cap_flags_ex = 0x5;
+	a.odp_caps.per_transport_caps.rc_odp_caps = IBV_ODP_SUPPORT_WRITE;
+	a.odp_caps.per_transport_caps.uc_odp_caps = IBV_ODP_SUPPORT_WRITE;
+
+	/* Without the feature nothing changes. */
+	ibv_device_attr_ex b = a;
+	sroce::add_feature_caps(0, &b, sizeof(b));
+	EXPECT_EQ(b.device_cap_flags_ex, 0x5U);
+	EXPECT_EQ(b.odp_caps.per_transport_caps.rc_odp_caps,
+		  IBV_ODP_SUPPORT_WRITE);
+
+	sroce::add_feature_caps(SROCE_UCTX_F_ATOMIC_WRITE, &b, sizeof(b));
+	EXPECT_EQ(b.device_cap_flags_ex, 0x5 | (std::uint64_t{1} << 40))
+		<< "Linux 6.2's IB_UVERBS_DEVICE_ATOMIC_WRITE";
+	EXPECT_EQ(b.odp_caps.per_transport_caps.rc_odp_caps,
+		  IBV_ODP_SUPPORT_WRITE | (1U << 7))
+		<< "rdma-core 45's IBV_ODP_SUPPORT_ATOMIC_WRITE";
+	EXPECT_EQ(b.odp_caps.per_transport_caps.uc_odp_caps,
+		  IBV_ODP_SUPPORT_WRITE);
+
+	/* No ODP writes on RC: no ODP atomic write. */
+	b = a;
+	b.odp_caps.per_transport_caps.rc_odp_caps = 0;
+	sroce::add_feature_caps(SROCE_UCTX_F_ATOMIC_WRITE, &b, sizeof(b));
+	EXPECT_EQ(b.odp_caps.per_transport_caps.rc_odp_caps, 0U);
+
+	/* A caller's shorter struct: nothing beyond it is written. */
+	b = a;
+	sroce::add_feature_caps(
+		SROCE_UCTX_F_ATOMIC_WRITE, &b,
+		offsetof(ibv_device_attr_ex, device_cap_flags_ex));
+	EXPECT_EQ(b.device_cap_flags_ex, 0x5U);
+	EXPECT_EQ(b.odp_caps.per_transport_caps.rc_odp_caps,
+		  IBV_ODP_SUPPORT_WRITE | (1U << 7));
+	b = a;
+	sroce::add_feature_caps(SROCE_UCTX_F_ATOMIC_WRITE, &b,
+				sizeof(ibv_device_attr));
+	EXPECT_EQ(b.device_cap_flags_ex, 0x5U);
+	EXPECT_EQ(b.odp_caps.per_transport_caps.rc_odp_caps,
+		  IBV_ODP_SUPPORT_WRITE);
 }
 
 } /* namespace */

@@ -59,8 +59,10 @@ protected:
 			esize_, true, &q_->sq.ring);
 		q_->sq.max_sge = max_sge;
 		q_->sq.max_inline = max_inline;
+		q_->sq.atomic_write = true;
 		ASSERT_EQ(sroce::wrb_alloc(q_->wrb, max_sge, max_inline), 0);
-		sroce::set_qp_ex_ops(q_, all_rc_ops);
+		sroce::set_qp_ex_ops(q_,
+				     all_rc_ops | IBV_QP_EX_WITH_ATOMIC_WRITE);
 		x_ = &q_->vqp.qp_ex;
 	}
 
@@ -240,6 +242,67 @@ TEST_F(QpEx, LaterOpcodesEncodeAsPostSend)
 	EXPECT_EQ(slot(2), encoded(wr));
 }
 
+TEST_F(QpEx, AtomicWriteIsWhatPostSendEncodes)
+{
+	unsigned char v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	const unsigned char want[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	ibv_send_wr wr{};
+
+	ibv_wr_start(x_);
+	x_->wr_id = 7;
+	x_->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(x_, 0x7777, 0xe008, v);
+	v[0] = 0xff; /* copied when set: the buffer is free at once */
+	x_->wr_id = 8;
+	x_->wr_flags = 0;
+	ibv_wr_send(x_);
+	ASSERT_EQ(ibv_wr_complete(x_), 0);
+	EXPECT_EQ(producer(), 2U);
+
+	const ibv_sge sge{.addr = reinterpret_cast<std::uintptr_t>(want),
+			  .length = 8,
+			  .lkey = 0};
+	wr.wr_id = 7;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.opcode = IBV_WR_ATOMIC_WRITE;
+	wr.wr.rdma = {.remote_addr = 0xe008, .rkey = 0x7777};
+	wr.sg_list = const_cast<ibv_sge *>(&sge);
+	wr.num_sge = 1;
+	EXPECT_EQ(slot(0), encoded(wr));
+	EXPECT_EQ(0, std::memcmp(wqe(0).op.atomic_write.data, want, 8));
+	EXPECT_EQ(wqe(1).wr_id, 8U);
+}
+
+TEST_F(QpEx, AtomicWriteTakesNoDataBesidesItsBytes)
+{
+	const unsigned char v[8] = {};
+	char data[4] = "abc";
+
+	/* A gather list or inline data on it fails the batch. */
+	ibv_wr_start(x_);
+	ibv_wr_atomic_write(x_, 1, 0x1000, v);
+	ibv_wr_set_sge(x_, 1, 0x2000, 8);
+	EXPECT_EQ(ibv_wr_complete(x_), EINVAL);
+	EXPECT_EQ(producer(), 0U);
+	ibv_wr_start(x_);
+	ibv_wr_atomic_write(x_, 1, 0x1000, v);
+	ibv_wr_set_inline_data(x_, data, sizeof(data));
+	EXPECT_EQ(ibv_wr_complete(x_), EINVAL);
+	EXPECT_EQ(producer(), 0U);
+	/* No bytes at all. */
+	ibv_wr_start(x_);
+	ibv_wr_atomic_write(x_, 1, 0x1000, nullptr);
+	EXPECT_EQ(ibv_wr_complete(x_), EINVAL);
+	EXPECT_EQ(producer(), 0U);
+	/* A queue whose kernel does not carry it. */
+	q_->sq.atomic_write = false;
+	ibv_wr_start(x_);
+	ibv_wr_atomic_write(x_, 1, 0x1000, v);
+	EXPECT_EQ(ibv_wr_complete(x_), EINVAL);
+	EXPECT_EQ(producer(), 0U);
+	EXPECT_TRUE(unlocked());
+}
+
 TEST_F(QpEx, FailedRequestPublishesNothing)
 {
 	const ibv_sge sges[3] = {};
@@ -387,35 +450,51 @@ TEST(QpInitAttr, SendOpsTheQpTypeCanPost)
 	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	a.qp_type = IBV_QPT_RC;
 	a.send_ops_flags = all_rc_ops;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), 0);
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), 0);
 	a.qp_type = IBV_QPT_UC;
 	a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), 0);
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), 0);
 	a.send_ops_flags = IBV_QP_EX_WITH_RDMA_READ;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), EOPNOTSUPP);
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), EOPNOTSUPP);
 	a.qp_type = IBV_QPT_UD;
 	a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), 0);
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), 0);
 	a.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), EOPNOTSUPP);
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), EOPNOTSUPP);
 	a.qp_type = IBV_QPT_RC;
 	for (std::uint64_t f : {std::uint64_t{IBV_QP_EX_WITH_TSO},
 				std::uint64_t{IBV_QP_EX_WITH_ATOMIC_WRITE}}) {
 		a.send_ops_flags = IBV_QP_EX_WITH_SEND | f;
-		EXPECT_EQ(sroce::check_qp_init_attr(a), EOPNOTSUPP) << f;
+		EXPECT_EQ(sroce::check_qp_init_attr(a, 0), EOPNOTSUPP) << f;
 	}
+	/* The atomic write: RC, when the kernel carries it. */
+	constexpr std::uint64_t aw = SROCE_UCTX_F_ATOMIC_WRITE;
+	a.send_ops_flags = all_rc_ops | IBV_QP_EX_WITH_ATOMIC_WRITE;
+	EXPECT_EQ(sroce::check_qp_init_attr(a, aw), 0);
+	a.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE;
+	EXPECT_EQ(sroce::check_qp_init_attr(a, aw), 0);
+	EXPECT_EQ(sroce::check_qp_init_attr(a, ~aw), EOPNOTSUPP);
+	a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO;
+	EXPECT_EQ(sroce::check_qp_init_attr(a, aw), EOPNOTSUPP);
+	a.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE;
+	for (ibv_qp_type t :
+	     {IBV_QPT_UC, IBV_QPT_UD, IBV_QPT_XRC_SEND, IBV_QPT_RAW_PACKET}) {
+		a.qp_type = t;
+		EXPECT_EQ(sroce::check_qp_init_attr(a, aw), EOPNOTSUPP) << t;
+	}
+	a.qp_type = IBV_QPT_RC;
 	/* An XRC INI QP posts what RC posts; an XRC TGT QP nothing. */
 	a.qp_type = IBV_QPT_XRC_SEND;
 	a.send_ops_flags = all_rc_ops;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), 0);
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), 0);
 	a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_TSO;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), EOPNOTSUPP);
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), EOPNOTSUPP);
 	ibv_xrcd xrcd{};
 	a.qp_type = IBV_QPT_XRC_RECV;
 	a.xrcd = &xrcd;
 	a.comp_mask = IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	a.send_ops_flags = IBV_QP_EX_WITH_SEND;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), EOPNOTSUPP);
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), EOPNOTSUPP);
 }
 
 TEST(QpInitAttr, RefusedAttributes)
@@ -425,28 +504,28 @@ TEST(QpInitAttr, RefusedAttributes)
 
 	a.qp_type = IBV_QPT_RC;
 	a.comp_mask = IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), EINVAL) << "no PD";
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), EINVAL) << "no PD";
 	a.pd = &pd;
 	/* An XRC TGT QP needs its domain, not a PD. */
 	ibv_xrcd xrcd{};
 	a.qp_type = IBV_QPT_XRC_RECV;
 	a.comp_mask = IBV_QP_INIT_ATTR_PD;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), EINVAL) << "no domain";
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), EINVAL) << "no domain";
 	a.comp_mask = IBV_QP_INIT_ATTR_XRCD;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), EINVAL) << "a NULL domain";
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), EINVAL) << "a NULL domain";
 	a.xrcd = &xrcd;
 	a.pd = nullptr;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), 0) << "no PD";
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), 0) << "no PD";
 	a.qp_type = IBV_QPT_XRC_SEND;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), EINVAL) << "INI without PD";
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), EINVAL) << "INI without PD";
 	a.qp_type = IBV_QPT_RC;
 	a.pd = &pd;
 	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), 0) << "no flag";
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), 0) << "no flag";
 	a.create_flags = IBV_QP_CREATE_SCATTER_FCS;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), EOPNOTSUPP);
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), EOPNOTSUPP);
 	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_MAX_TSO_HEADER;
-	EXPECT_EQ(sroce::check_qp_init_attr(a), EOPNOTSUPP);
+	EXPECT_EQ(sroce::check_qp_init_attr(a, 0), EOPNOTSUPP);
 }
 
 } /* namespace */

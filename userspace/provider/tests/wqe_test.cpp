@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * The QP rings as the provider produces into them: send and receive WQE
- * encoding (gather lists, inline data, immediate data, RDMA, atomic, UD and
- * memory window bind fields), refused requests, full rings, free-running indices across the
+ * encoding (gather lists, inline data, immediate data, RDMA, atomic,
+ * atomic write, UD and memory window bind fields), refused requests, full rings, free-running indices across the
  * 2^32 wrap, the doorbell decision and the doorbell command's bytes.  A
  * plain buffer plays the mapping; the test plays the kernel's consumer.
  */
@@ -49,6 +49,7 @@ protected:
 			.prod = 0,
 			.max_sge = max_sge,
 			.max_inline = send ? max_inline : 0,
+			.atomic_write = send,
 		};
 		sroce_test::ring_over_buffer(mem_, info, esize, send,
 					     &wq_.ring);
@@ -651,6 +652,167 @@ TEST(WqeEncoding, XrcSendCarriesTheRemoteSrqNumber)
 	EXPECT_EQ(encode(wr, IBV_QPT_XRC_RECV).ret, EINVAL);
 	wr.opcode = IBV_WR_SEND;
 	EXPECT_EQ(encode(wr, IBV_QPT_XRC_RECV).ret, EINVAL);
+}
+
+/* The 8 bytes of an atomic write, as they lie in memory. */
+constexpr unsigned char aw_bytes[8] = {0x01, 0x23, 0x45, 0x67,
+				       0x89, 0xab, 0xcd, 0xef};
+
+TEST(WqeEncoding, AtomicWriteCarriesItsBytesInTheHeader)
+{
+	unsigned char buf[8];
+	std::memcpy(buf, aw_bytes, sizeof(buf));
+	ibv_sge sg{reinterpret_cast<std::uintptr_t>(buf), 8, 0x77};
+	ibv_send_wr wr{};
+	wr.wr_id = 0x99;
+	wr.opcode = IBV_WR_ATOMIC_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	wr.wr.rdma.remote_addr = 0x7f0000001008ULL;
+	wr.wr.rdma.rkey = 0x3003;
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+
+	const encoded e = encode(wr);
+	ASSERT_EQ(e.ret, 0);
+	const sroce_send_wqe w = e.wqe();
+	EXPECT_EQ(w.wr_id, 0x99U);
+	EXPECT_EQ(w.opcode, 15U) << "IB_UVERBS_WR_ATOMIC_WRITE of Linux 6.2";
+	EXPECT_EQ(w.opcode, static_cast<std::uint32_t>(SROCE_WR_ATOMIC_WRITE));
+	EXPECT_EQ(w.send_flags, static_cast<std::uint32_t>(SROCE_SEND_SIGNALED |
+							   SROCE_SEND_FENCE));
+	/* The bytes are read now, into the header: no gather list. */
+	EXPECT_EQ(w.num_sge, 0U);
+	EXPECT_EQ(w.inline_len, 0U);
+	EXPECT_EQ(w.op.atomic_write.remote_addr, 0x7f0000001008ULL);
+	EXPECT_EQ(w.op.atomic_write.rkey, 0x3003U);
+	EXPECT_EQ(w.op.atomic_write.reserved, 0U);
+	EXPECT_EQ(0, std::memcmp(w.op.atomic_write.data, aw_bytes, 8));
+	for (std::size_t i = sizeof(w.op.atomic_write);
+	     i < sizeof(w.op.reserved); ++i)
+		EXPECT_EQ(w.op.reserved[i], 0U) << i;
+	EXPECT_EQ(e.slot[80], 0xab) << "written past the header";
+	/* A later change of the buffer changes nothing posted. */
+	buf[0] = 0;
+	EXPECT_EQ(encode(wr).wqe().op.atomic_write.data[0], 0U);
+	EXPECT_EQ(w.op.atomic_write.data[0], 0x01U);
+}
+
+TEST(WqeEncoding, AtomicWriteGathersItsBytesFromSeveralSges)
+{
+	/* 3 + 0 + 5 bytes, with IBV_SEND_INLINE and no inline room. */
+	ibv_sge sg[3] = {
+		{reinterpret_cast<std::uintptr_t>(aw_bytes), 3, 1},
+		{0, 0, 2},
+		{reinterpret_cast<std::uintptr_t>(aw_bytes + 3), 5, 3},
+	};
+	ibv_send_wr wr{};
+	wr.opcode = IBV_WR_ATOMIC_WRITE;
+	wr.send_flags = IBV_SEND_INLINE;
+	wr.sg_list = sg;
+	wr.num_sge = 3;
+	std::vector<unsigned char> slot(sroce::sq_entry_min(max_sge, 0), 0xab);
+
+	ASSERT_EQ(sroce::encode_send_wqe(wr, IBV_QPT_RC, max_sge, 0, slot), 0);
+	const auto w = read_as<sroce_send_wqe>(slot.data());
+	EXPECT_EQ(0, std::memcmp(w.op.atomic_write.data, aw_bytes, 8));
+	EXPECT_EQ(w.send_flags, 0U) << "never inline in the WQE";
+	EXPECT_EQ(w.num_sge, 0U);
+	EXPECT_EQ(w.inline_len, 0U);
+}
+
+TEST(WqeEncoding, AtomicWriteFromItsOwnBytesTakesNoSge)
+{
+	ibv_send_wr wr{};
+	wr.opcode = IBV_WR_ATOMIC_WRITE;
+	wr.wr.rdma.rkey = 0x5005;
+	std::vector<unsigned char> slot(sroce::sq_entry_min(0, 0), 0xab);
+
+	/* ibv_wr_atomic_write(): the bytes given, even with max_sge 0. */
+	ASSERT_EQ(sroce::encode_send_wqe(wr, IBV_QPT_RC, 0, 0, slot, aw_bytes),
+		  0);
+	const auto w = read_as<sroce_send_wqe>(slot.data());
+	EXPECT_EQ(0, std::memcmp(w.op.atomic_write.data, aw_bytes, 8));
+	EXPECT_EQ(w.op.atomic_write.rkey, 0x5005U);
+
+	/* A gather list besides them is refused, the slot untouched. */
+	ibv_sge sg{reinterpret_cast<std::uintptr_t>(aw_bytes), 8, 1};
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	slot.assign(sroce::sq_entry_min(max_sge, 0), 0xab);
+	EXPECT_EQ(sroce::encode_send_wqe(wr, IBV_QPT_RC, max_sge, 0, slot,
+					 aw_bytes),
+		  EINVAL);
+	EXPECT_EQ(slot, std::vector<unsigned char>(slot.size(), 0xab));
+}
+
+TEST(WqeEncoding, AtomicWriteRefusals)
+{
+	ibv_sge sg[max_sge + 1] = {};
+	ibv_send_wr wr{};
+	wr.opcode = IBV_WR_ATOMIC_WRITE;
+	wr.sg_list = sg;
+	auto refused = [&wr](ibv_qp_type type, const char *why) {
+		const encoded e = encode(wr, type);
+
+		EXPECT_EQ(e.ret, EINVAL) << why;
+		EXPECT_EQ(e.slot,
+			  std::vector<unsigned char>(e.slot.size(), 0xab))
+			<< why << ": a refused request wrote";
+	};
+
+	/* Not 8 bytes in all. */
+	wr.num_sge = 0;
+	refused(IBV_QPT_RC, "no bytes");
+	sg[0] = {reinterpret_cast<std::uintptr_t>(aw_bytes), 7, 1};
+	wr.num_sge = 1;
+	refused(IBV_QPT_RC, "7 bytes");
+	sg[0].length = 9;
+	refused(IBV_QPT_RC, "9 bytes");
+	sg[0].length = 0xffffffffU;
+	sg[1] = {reinterpret_cast<std::uintptr_t>(aw_bytes), 9, 1};
+	wr.num_sge = 2;
+	refused(IBV_QPT_RC, "lengths adding up past 2^32");
+	/* More SGEs than max_send_sge, even of 8 bytes in all. */
+	for (std::uint32_t i = 0; i <= max_sge; ++i)
+		sg[i] = {reinterpret_cast<std::uintptr_t>(aw_bytes),
+			 i < 2 ? 4U : 0U, 1};
+	wr.num_sge = max_sge + 1;
+	refused(IBV_QPT_RC, "more SGEs than max_send_sge");
+	/* RC only: no XRC opcode for it, none on UC or UD. */
+	sg[0].length = 8;
+	wr.num_sge = 1;
+	EXPECT_EQ(encode(wr, IBV_QPT_RC).ret, 0);
+	refused(IBV_QPT_XRC_SEND, "XRC INI");
+	refused(IBV_QPT_UC, "UC");
+	refused(IBV_QPT_UD, "UD");
+	refused(IBV_QPT_RAW_PACKET, "raw packet");
+}
+
+TEST_F(WqRing, AtomicWriteOnlyWhereTheKernelCarriesIt)
+{
+	make(4, true);
+	ibv_sge sg{reinterpret_cast<std::uintptr_t>(aw_bytes), 8, 1};
+	make_send_list(2, 10);
+	swr_[1].opcode = IBV_WR_ATOMIC_WRITE;
+	swr_[1].sg_list = &sg;
+	swr_[1].num_sge = 1;
+
+	ibv_send_wr *bad = nullptr;
+	ASSERT_EQ(post_sends(&bad), 0);
+	EXPECT_EQ(published(), 2U);
+	EXPECT_EQ(send_wqe(1).opcode,
+		  static_cast<std::uint32_t>(SROCE_WR_ATOMIC_WRITE));
+
+	/* A kernel without SROCE_UCTX_F_ATOMIC_WRITE: refused, not posted. */
+	wq_.atomic_write = false;
+	std::uint32_t posted = 9;
+	EXPECT_EQ(post_sends(&bad, &posted), EINVAL);
+	EXPECT_EQ(bad, &swr_[1]);
+	EXPECT_EQ(posted, 1U);
+	EXPECT_EQ(published(), 3U);
+	EXPECT_EQ(
+		sroce::wq_encode_send_at(wq_, IBV_QPT_RC, swr_[1], 3, nullptr),
+		EINVAL);
 }
 
 TEST(WqeEncoding, RecvHasHeaderThenScatterList)

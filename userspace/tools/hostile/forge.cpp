@@ -113,6 +113,39 @@ sroce_hdrs rc_hdrs(std::uint8_t op, std::uint32_t dqpn, std::uint32_t psn)
 	return h;
 }
 
+bool silence(endpoint &e)
+{
+	REQUIRE(to_state(e.qp.get(), IBV_QPS_ERR) == 0);
+	return true;
+}
+
+bool wait_bytes(const unsigned char *p, std::size_t len, unsigned char v,
+		int ms)
+{
+	const auto until = deadline_in(ms);
+
+	for (;;) {
+		std::size_t i = 0;
+
+		while (i < len && __atomic_load_n(p + i, __ATOMIC_RELAXED) == v)
+			++i;
+		if (i == len)
+			return true;
+		if (clock_type::now() > until)
+			return false;
+		usleep(1000);
+	}
+}
+
+std::size_t nonzero(const unsigned char *p, std::size_t len)
+{
+	std::size_t n = 0;
+
+	for (std::size_t i = 0; i < len; ++i)
+		n += p[i] != 0;
+	return n;
+}
+
 std::uint32_t mtu_bytes(ibv_mtu mtu)
 {
 	return 128U << static_cast<unsigned int>(mtu);

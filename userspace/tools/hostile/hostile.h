@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * hostile.h - sroce-hostile: the regression tests of the review findings
- * of issue #16, one check per finding (tests/hostile.sh).  A remote
+ * of issue #16, one check per finding, and the atomic write's forged
+ * packets (issue #17) (tests/hostile.sh).  A remote
  * finding is a peer's packet forged here (forger), from the address of
  * the QP pair's side A to its side B, whose QPN, PSNs and keys this
  * process knows because it made the pair; a local finding is this
@@ -76,6 +77,16 @@ inline std::uint32_t psn_add(std::uint32_t psn, std::uint32_t n)
 /* The path MTU in bytes of an ibv_mtu. */
 std::uint32_t mtu_bytes(ibv_mtu mtu);
 
+/* e's QP in ERROR: its peer's requests go unanswered from now on. */
+bool silence(endpoint &e);
+
+/* Up to ms (scaled) for len bytes at p to be byte v. */
+bool wait_bytes(const unsigned char *p, std::size_t len, unsigned char v,
+		int ms);
+
+/* How many of len bytes at p are not 0. */
+std::size_t nonzero(const unsigned char *p, std::size_t len);
+
 /*
  * The counter of d moved by at least n from before (waiting up to 2 s
  * for the core's cache); noted, a failure if not.
@@ -97,6 +108,10 @@ bool f6_read_amplification(device &a, device &b);
 bool f6_replay_then_read(device &a, device &b);
 bool f9_cnp(device &a, device &b);
 bool f9_reserved_aeth(device &a, device &b);
+
+/* atomic_write.cpp: the IBTA 1.5 atomic write (issue #17) */
+bool aw_length(device &a, device &b);
+bool aw_replay(device &a, device &b);
 
 /* local.cpp */
 bool f2_rewound_producer(device &a, device &b);

@@ -2,7 +2,8 @@
 /*
  * sroce-hostile - one regression test per review finding of issue #16, a
  * hostile peer's forged packets (remote.cpp) and a hostile process's own
- * rings and verbs (local.cpp), as tests/hostile.sh runs them; and
+ * rings and verbs (local.cpp), and forged atomic writes (issue #17,
+ * atomic_write.cpp), as tests/hostile.sh runs them; and
  * dereg-under-traffic (dereg.cpp), finding 4 with the peer's own verbs,
  * which tests/lifecycle/lifecycle.sh runs.
  *
@@ -42,6 +43,8 @@ constexpr check checks[] = {
 	{"f8-cq-overflow", f8_cq_overflow},
 	{"f9-cnp", f9_cnp},
 	{"f9-reserved-aeth", f9_reserved_aeth},
+	{"aw-length", aw_length},
+	{"aw-replay", aw_replay},
 };
 
 void describe(const device &d)

@@ -60,42 +60,6 @@ qp_opts rdma_opts(ibv_mtu mtu, std::size_t buf)
 	return o;
 }
 
-/* e's QP in ERROR: its peer's requests go unanswered from now on. */
-bool silence(endpoint &e)
-{
-	REQUIRE(to_state(e.qp.get(), IBV_QPS_ERR) == 0);
-	return true;
-}
-
-/* Up to ms (scaled) for len bytes at p to be byte v. */
-bool wait_bytes(const unsigned char *p, std::size_t len, unsigned char v,
-		int ms)
-{
-	const auto until = deadline_in(ms);
-
-	for (;;) {
-		std::size_t i = 0;
-
-		while (i < len && __atomic_load_n(p + i, __ATOMIC_RELAXED) == v)
-			++i;
-		if (i == len)
-			return true;
-		if (clock_type::now() > until)
-			return false;
-		usleep(1000);
-	}
-}
-
-/* How many of len bytes at p are not 0. */
-std::size_t nonzero(const unsigned char *p, std::size_t len)
-{
-	std::size_t n = 0;
-
-	for (std::size_t i = 0; i < len; ++i)
-		n += p[i] != 0;
-	return n;
-}
-
 /* A WRITE of len bytes of x's buffer to y's, for its PSNs. */
 bool write_through(endpoint &x, endpoint &y, std::uint64_t id,
 		   std::uint32_t len)

@@ -13,11 +13,13 @@
  * or the reverse.  Each CHECK is a KTAP case (ktap.h).
  *
  *   caps       query_device_ex advertises ODP for RC (send, receive,
- *              WRITE, READ, atomics, SRQ receive) and UD sends
+ *              WRITE, READ, atomics, SRQ receive, the atomic write) and
+ *              UD sends
  *   untouched  into and out of an ODP region whose pages were never
  *              touched: RDMA WRITE (several packets), READ, SEND (to an
  *              ODP receive buffer and from an ODP send buffer), READ into
- *              an ODP buffer, fetch-and-add on it; every byte checked
+ *              an ODP buffer, fetch-and-add and an atomic write on it;
+ *              every byte checked
  *   dontneed   pages of the ODP region given back with
  *              madvise(MADV_DONTNEED) after use: the CPU sees zeros there;
  *              a WRITE into them and a READ out of them see the new pages
@@ -212,6 +214,9 @@ bool check_caps(device &d, const char * /*arg*/)
 	CHECK((ax.xrc_odp_caps & rc) == rc);
 	CHECK((ax.odp_caps.per_transport_caps.ud_odp_caps &
 	       IBV_ODP_SUPPORT_SEND) != 0);
+	/* rdma-core 45's IBV_ODP_SUPPORT_ATOMIC_WRITE, for RC only. */
+	CHECK((ax.odp_caps.per_transport_caps.rc_odp_caps & (1U << 7)) != 0);
+	CHECK((ax.xrc_odp_caps & (1U << 7)) == 0);
 	return true;
 }
 
@@ -248,6 +253,14 @@ bool check_untouched(device &d, const char * /*arg*/)
 			  IBV_WC_FETCH_ADD));
 	CHECK(load64(s.a.buf.data()) == 0);
 	CHECK(load64(s.m.p + 120000) == 5);
+	/* An atomic write on another untouched page of it. */
+	store64(s.a.buf.data(), 0x0123456789abcdefULL);
+	REQUIRE(post_a(s, 9, IBV_WR_ATOMIC_WRITE, 0, 8, s.m.addr(160000),
+		       s.mr->rkey) == 0);
+	REQUIRE(expect_wc("atomic write on ODP", s.a.scq, 9, IBV_WC_SUCCESS,
+			  IBV_WC_ATOMIC_WRITE));
+	CHECK(load64(s.m.p + 160000) == 0x0123456789abcdefULL);
+	CHECK(load64(s.m.p + 160008) == 0);
 	return true;
 }
 

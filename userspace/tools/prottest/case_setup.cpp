@@ -443,6 +443,7 @@ bool expect_memory(case_state &s)
 	switch (c.op) {
 	case op_kind::write:
 	case op_kind::write_imm:
+	case op_kind::atomic_write:
 		std::memcpy(s.want_t.data() + *toff, l + lo, s.len);
 		break;
 	case op_kind::read:

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * cases.cpp - the table of sroce-prottest's cases (cases.h): 60
+ * cases.cpp - the table of sroce-prottest's cases (cases.h): 73
  * violations (keys, bounds, the region's and the QP's rights, alignment,
- * zero-based against VA-based addressing, A's own SGEs, memory windows)
- * and 15 allowed accesses at every boundary.
+ * zero-based against VA-based addressing, A's own SGEs, memory windows,
+ * atomic writes of another length) and 19 allowed accesses at every
+ * boundary.
  */
 #include "cases.h"
 
@@ -20,6 +21,9 @@ constexpr op_kind wi = op_kind::write_imm;
 constexpr op_kind rd = op_kind::read;
 constexpr op_kind cs = op_kind::cmp_swp;
 constexpr op_kind fa = op_kind::fetch_add;
+constexpr op_kind aw = op_kind::atomic_write;
+/* The atomic write needs REMOTE_WRITE alone (the region's and the QP's). */
+constexpr int acc_aw = acc_lw | acc_rw;
 
 // clang-format off
 const prot_case table[] = {
@@ -50,6 +54,12 @@ const prot_case table[] = {
 	 .op = cs, .expect = rae, .len = 8, .key = key_kind::other_pd},
 	{.name = "rkey-other-pd-write-imm", .what = "WRITE_WITH_IMM with the rkey of a region in another PD of B",
 	 .op = wi, .expect = rae, .key = key_kind::other_pd},
+	{.name = "rkey-random-atomic-write", .what = "ATOMIC_WRITE with an rkey no region or window of B holds",
+	 .op = aw, .expect = rae, .len = 8, .key = key_kind::random},
+	{.name = "rkey-deregistered-atomic-write", .what = "ATOMIC_WRITE with the rkey of a region over the same bytes, deregistered",
+	 .op = aw, .expect = rae, .len = 8, .key = key_kind::deregistered},
+	{.name = "rkey-other-pd-atomic-write", .what = "ATOMIC_WRITE with the rkey of a region over the same bytes in another PD of B",
+	 .op = aw, .expect = rae, .len = 8, .key = key_kind::other_pd},
 
 	/* Bounds. */
 	{.name = "bounds-before-start-write", .what = "RDMA WRITE of 2 bytes from one byte before the region",
@@ -82,6 +92,12 @@ const prot_case table[] = {
 	 .op = cs, .expect = rae, .base = base_kind::end, .delta = -4, .len = 8, .mr_len = region_len - 4},
 	{.name = "bounds-atomic-before-start", .what = "FETCH_ADD at the aligned 8 bytes just before the region",
 	 .op = fa, .expect = rae, .delta = -8, .len = 8},
+	{.name = "bounds-atomic-write-cross-end", .what = "ATOMIC_WRITE at the last aligned 8 bytes of a 4196-byte region: 4 of them past its end",
+	 .op = aw, .expect = rae, .base = base_kind::end, .delta = -4, .len = 8, .mr_len = region_len - 4},
+	{.name = "bounds-atomic-write-before-start", .what = "ATOMIC_WRITE at the aligned 8 bytes just before the region",
+	 .op = aw, .expect = rae, .delta = -8, .len = 8},
+	{.name = "bounds-atomic-write-wrap", .what = "ATOMIC_WRITE at 2^64 - 8 into a zero-based region: 8 bytes up to the wrap",
+	 .op = aw, .expect = rae, .base = base_kind::top, .delta = -8, .len = 8, .zero_based = true, .mr_len = zb_len},
 
 	/* The region's rights. */
 	{.name = "mr-no-remote-write", .what = "RDMA WRITE into a region without REMOTE_WRITE",
@@ -94,6 +110,8 @@ const prot_case table[] = {
 	 .op = fa, .expect = rae, .len = 8, .mr_access = acc_lw | acc_rw | acc_rr},
 	{.name = "mr-read-only-write-imm", .what = "WRITE_WITH_IMM into a region with REMOTE_READ only",
 	 .op = wi, .expect = rae, .mr_access = acc_rr},
+	{.name = "mr-no-remote-write-atomic-write", .what = "ATOMIC_WRITE into a region with REMOTE_ATOMIC and REMOTE_READ, not REMOTE_WRITE",
+	 .op = aw, .expect = rae, .len = 8, .mr_access = acc_lw | acc_rr | acc_ra},
 
 	/*
 	 * What B's QP enables.  An operation the receive queue does not
@@ -105,12 +123,22 @@ const prot_case table[] = {
 	 .op = rd, .expect = rir, .qp_access = acc_lw | acc_rw | acc_ra},
 	{.name = "qp-no-remote-atomic", .what = "FETCH_ADD to a QP without REMOTE_ATOMIC in its qp_access_flags: invalid request",
 	 .op = fa, .expect = rir, .len = 8, .qp_access = acc_lw | acc_rw | acc_rr},
+	{.name = "qp-no-remote-write-atomic-write", .what = "ATOMIC_WRITE to a QP with REMOTE_ATOMIC but not REMOTE_WRITE in its qp_access_flags: invalid request",
+	 .op = aw, .expect = rir, .len = 8, .qp_access = acc_lw | acc_rr | acc_ra},
 
 	/* Alignment: a misaligned atomic is an invalid request. */
 	{.name = "atomic-misaligned-cmp-swp", .what = "CMP_SWP at the region's start + 4 (inside it, not 8-byte aligned): invalid request",
 	 .op = cs, .expect = rir, .delta = 4, .len = 8},
 	{.name = "atomic-misaligned-fetch-add", .what = "FETCH_ADD at the region's start + 1 (inside it, not 8-byte aligned): invalid request",
 	 .op = fa, .expect = rir, .delta = 1, .len = 8},
+	{.name = "atomic-write-misaligned", .what = "ATOMIC_WRITE at the region's start + 4 (inside it, not 8-byte aligned): invalid request",
+	 .op = aw, .expect = rir, .delta = 4, .len = 8},
+
+	/* An atomic write of another length than 8: refused when posted. */
+	{.name = "atomic-write-16-bytes", .what = "ATOMIC_WRITE of 16 bytes: EINVAL from ibv_post_send(), nothing sent",
+	 .op = aw, .expect = ok, .len = 16, .post_err = EINVAL},
+	{.name = "atomic-write-4-bytes", .what = "ATOMIC_WRITE of 4 bytes: EINVAL from ibv_post_send(), nothing sent",
+	 .op = aw, .expect = ok, .len = 4, .post_err = EINVAL},
 
 	/* Zero-based and VA-based addressing. */
 	{.name = "zero-based-by-va-write", .what = "RDMA WRITE into a zero-based region at the virtual address of its first byte",
@@ -161,6 +189,10 @@ const prot_case table[] = {
 	 .op = wr, .expect = rae, .mw_type = 1, .mw = mw_kind::bound, .mw_access = acc_rr},
 	{.name = "mw1-outside-read", .what = "RDMA READ of 2 bytes across the end of a type 1 window (inside its MR)",
 	 .op = rd, .expect = rae, .base = base_kind::end, .delta = -1, .len = 2, .mw_type = 1, .mw = mw_kind::bound},
+	{.name = "mw2-read-only-atomic-write", .what = "ATOMIC_WRITE through a type 2 window bound with REMOTE_READ only",
+	 .op = aw, .expect = rae, .len = 8, .mw_type = 2, .mw = mw_kind::bound, .mw_access = acc_rr},
+	{.name = "mw2-invalidated-atomic-write", .what = "ATOMIC_WRITE through a type 2 window invalidated by IBV_WR_LOCAL_INV",
+	 .op = aw, .expect = rae, .len = 8, .mw_type = 2, .mw = mw_kind::invalidated},
 
 	/* Allowed, at every boundary. */
 	{.name = "allowed-write-first-byte", .what = "RDMA WRITE of exactly the region's first byte",
@@ -181,6 +213,14 @@ const prot_case table[] = {
 	 .op = cs, .expect = ok, .len = 8},
 	{.name = "allowed-fetch-add-last", .what = "FETCH_ADD at the region's last 8 bytes",
 	 .op = fa, .expect = ok, .base = base_kind::end, .delta = -8, .len = 8},
+	{.name = "allowed-atomic-write-first", .what = "ATOMIC_WRITE at the region's first 8 bytes, region and QP with REMOTE_WRITE alone",
+	 .op = aw, .expect = ok, .len = 8, .mr_access = acc_aw, .qp_access = acc_aw},
+	{.name = "allowed-atomic-write-last", .what = "ATOMIC_WRITE at the region's last 8 bytes",
+	 .op = aw, .expect = ok, .base = base_kind::end, .delta = -8, .len = 8},
+	{.name = "allowed-atomic-write-zero-based", .what = "ATOMIC_WRITE at address 8 of a zero-based region",
+	 .op = aw, .expect = ok, .delta = 8, .len = 8, .zero_based = true, .mr_len = zb_len},
+	{.name = "allowed-mw2-atomic-write", .what = "ATOMIC_WRITE at the first 8 bytes of a type 2 window",
+	 .op = aw, .expect = ok, .len = 8, .mw_type = 2, .mw = mw_kind::bound},
 	{.name = "allowed-write-zero-length", .what = "RDMA WRITE of 0 bytes at the region's start",
 	 .op = wr, .expect = ok, .len = 0},
 	{.name = "allowed-read-zero-length", .what = "RDMA READ of 0 bytes at the region's start",
@@ -226,6 +266,8 @@ const char *op_str(op_kind op)
 		return "CMP_SWP";
 	case op_kind::fetch_add:
 		return "FETCH_ADD";
+	case op_kind::atomic_write:
+		return "ATOMIC_WRITE";
 	}
 	return "?";
 }
@@ -243,6 +285,8 @@ ibv_wr_opcode wr_opcode(op_kind op)
 		return IBV_WR_ATOMIC_CMP_AND_SWP;
 	case op_kind::fetch_add:
 		return IBV_WR_ATOMIC_FETCH_AND_ADD;
+	case op_kind::atomic_write:
+		return IBV_WR_ATOMIC_WRITE;
 	}
 	return IBV_WR_RDMA_WRITE;
 }
@@ -259,6 +303,8 @@ ibv_wc_opcode wc_opcode(op_kind op)
 		return IBV_WC_COMP_SWAP;
 	case op_kind::fetch_add:
 		return IBV_WC_FETCH_ADD;
+	case op_kind::atomic_write:
+		return IBV_WC_ATOMIC_WRITE;
 	}
 	return IBV_WC_RDMA_WRITE;
 }

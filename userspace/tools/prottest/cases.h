@@ -24,7 +24,7 @@ using verbs_util::acc_rw;
 
 constexpr int acc_all = acc_lw | acc_rw | acc_rr | acc_ra;
 
-enum class op_kind { write, write_imm, read, cmp_swp, fetch_add };
+enum class op_kind { write, write_imm, read, cmp_swp, fetch_add, atomic_write };
 
 /* The key A uses (for a window case, the window's own key). */
 enum class key_kind {
@@ -96,11 +96,14 @@ struct prot_case {
 	int mw_type = 0; /* 1 or 2 with mw != none */
 	mw_kind mw = mw_kind::none;
 	int mw_access = acc_rw | acc_rr;
+	/* Not 0: ibv_post_send() refuses A's WQE with this errno. */
+	int post_err = 0;
 };
 
 /* Every case, in the order they run. */
 std::span<const prot_case> cases();
 
+/* CMP_SWP and FETCH_ADD (atomic_cap), not the atomic write. */
 bool is_atomic(op_kind op);
 
 /* A status the responder sends (a NAK), not one of the requester's own. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * sroce-prottest - memory protection of RDMA WRITE, READ and atomics
- * between two RDMA devices, through the public libibverbs API only, as
+ * sroce-prottest - memory protection of RDMA WRITE, READ, atomics and the
+ * atomic write between two RDMA devices, through the public libibverbs API only, as
  * tests/protection.sh needs it.
  *
  *   sroce-prottest --dev-a NAME --dev-b NAME [--gid-a N] [--gid-b N]
@@ -44,10 +44,13 @@
  *
  * Statuses.  A key that names no valid region or window for B's QP, an
  * address range outside it (64-bit overflow of va + length included), a
- * missing REMOTE_READ/WRITE/ATOMIC right: IBV_WC_REM_ACCESS_ERR.  An
- * operation B's QP does not enable (its qp_access_flags) and a misaligned
- * atomic: IBV_WC_REM_INV_REQ_ERR, the invalid request NAK (the status'
+ * missing REMOTE_READ/WRITE/ATOMIC right (REMOTE_WRITE for an atomic
+ * write): IBV_WC_REM_ACCESS_ERR.  An operation B's QP does not enable (its
+ * qp_access_flags) and a misaligned atomic or atomic write:
+ * IBV_WC_REM_INV_REQ_ERR, the invalid request NAK (the status'
  * description: "the operation is not supported by this receive queue").
+ * An atomic write of another length than 8: EINVAL from ibv_post_send(),
+ * nothing posted, no completion, both QPs in RTS.
  * A bad lkey, an SGE outside its region, a READ or atomic result into a
  * region without LOCAL_WRITE: IBV_WC_LOC_PROT_ERR at A.
  *
@@ -56,8 +59,10 @@
  * regions, windows inside a region) must succeed and change exactly the
  * bytes they name.
  *
- * Skips: atomics when a device reports IBV_ATOMIC_NONE; memory windows when
- * ibv_alloc_mw() fails with EOPNOTSUPP or ENOSYS.  Never ok in their place.
+ * Skips: atomics when a device reports IBV_ATOMIC_NONE; the atomic write
+ * when A's device does not report Linux 6.2's IB_UVERBS_DEVICE_ATOMIC_WRITE
+ * (bit 40 of device_cap_flags_ex); memory windows when ibv_alloc_mw()
+ * fails with EOPNOTSUPP or ENOSYS.  Never ok in their place.
  *
  * Waits are multiplied by SROCE_TIMEOUT_SCALE (tests/lib.sh).
  */

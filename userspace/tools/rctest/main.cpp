@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * sroce-rctest - RC send/receive, RDMA and atomics between two RDMA
- * devices, through the public libibverbs API only, as tests/rc.sh needs
- * it.
+ * sroce-rctest - RC send/receive, RDMA, atomics and the atomic write
+ * between two RDMA devices, through the public libibverbs API only, as
+ * tests/rc.sh needs it.
  *
  *   sroce-rctest DEV_A DEV_B CHECK|all
  *
@@ -18,6 +18,7 @@
  *   bad-lkey, rnr, recv-too-small           errors.cpp
  *   solicited, events                       events.cpp
  *   rdma, rd-limit, rereg                   rdma.cpp
+ *   atomic-write                            atomic_write.cpp
  *   timestamps                              timestamps.cpp
  *   all                                     every check above, in turn
  *
@@ -55,6 +56,7 @@ constexpr check checks[] = {
 	{"rdma", check_rdma},
 	{"rd-limit", check_rd_limit},
 	{"rereg", check_rereg},
+	{"atomic-write", check_atomic_write},
 	{"timestamps", check_timestamps},
 };
 

@@ -8,6 +8,7 @@
  *   errors.cpp     bad-lkey, rnr, recv-too-small
  *   events.cpp     solicited, events
  *   rdma.cpp       rdma, rd-limit, rereg
+ *   atomic_write.cpp atomic-write
  *   timestamps.cpp timestamps
  *
  * A is the requester, B the responder, unless a check says otherwise;
@@ -36,6 +37,7 @@ bool check_events(device &da, device &db);
 bool check_rdma(device &da, device &db);
 bool check_rd_limit(device &da, device &db);
 bool check_rereg(device &da, device &db);
+bool check_atomic_write(device &da, device &db);
 bool check_timestamps(device &da, device &db);
 
 } /* namespace rctest */

@@ -167,20 +167,19 @@ static void sroce_net_out_run(struct sroce_dev *sdev, struct sk_buff *head,
  * over each packet.  A packet that cannot be sent (no route, no headroom)
  * is lost as on a wire: the requester's timers recover it.
  *
- * Runs of packets leave as one skb each:
- * the first packet with the others on its frag_list, each with its own IP
- * and UDP headers and ICRC, marked as UDP fraglist GSO (the shape the
- * kernel's UDP GRO gives a run of datagrams).  The IP layer routes,
- * filters and queues a run once.  A netdev without fraglist GSO (nearly
- * every Ethernet driver) gets the packets one by one from the kernel's
- * software segmentation, as a list sent with xmit_more: one doorbell (a
- * virtio kick) for the run.  A netdev with it (veth, lo) passes the run
- * on whole, and the receiving UDP socket segments it before encap_rcv
- * (udp_unexpected_gso()), so that every receiver, rdma_rxe's too, sees
- * the datagrams as if they had come one by one.  On the wire they are
- * exactly what one packet alone would be, but for the IPv4 ID, which counts
- * up from 0 within a run (the kernel's segmentation numbers them so; the
- * ICRC covers the ID, so each packet's is computed with its own).
+ * Through a netdev without fraglist GSO (virtio-net, nearly every
+ * Ethernet driver), runs of packets leave as one skb each: the first
+ * packet with the others on its frag_list, each with its own IP and UDP
+ * headers and ICRC, marked as UDP fraglist GSO (the shape the kernel's UDP
+ * GRO gives a run of datagrams).  The IP layer routes, filters and queues
+ * a run once; the kernel's software segmentation hands the packets to the
+ * driver as one list, sent with xmit_more: one doorbell (a virtio kick)
+ * for the run, and packet sockets see each packet.  On the wire they are
+ * exactly what one packet alone would be, but for the IPv4 ID, which
+ * counts up from 0 within a run (the segmentation numbers them so; the
+ * ICRC covers the ID, so each packet's is computed with its own).  A
+ * netdev with fraglist GSO (veth, lo) would pass the run on whole, to
+ * packet sockets too: its packets leave one by one.
  */
 void sroce_net_xmit_list(struct sroce_dev *sdev, struct sk_buff_head *list,
 			 const struct sroce_av *av, u32 qpn)
@@ -189,6 +188,7 @@ void sroce_net_xmit_list(struct sroce_dev *sdev, struct sk_buff_head *list,
 	struct dst_entry *dst;
 	struct sroce_net hdr;
 	u32 nhl, npkts = 0;
+	bool runs;
 
 	if (skb_queue_empty(list))
 		return;
@@ -199,12 +199,19 @@ void sroce_net_xmit_list(struct sroce_dev *sdev, struct sk_buff_head *list,
 		__skb_queue_purge(list);
 		return;
 	}
+	/*
+	 * Runs only where the stack cuts them up before the netdev: one
+	 * with fraglist GSO (veth, lo, a bridge) would show the run whole to
+	 * packet sockets (tcpdump, a RoCE dissector) and qdiscs on its way.
+	 */
+	runs = !(dst->dev->features & NETIF_F_GSO_FRAGLIST);
 	while ((skb = __skb_dequeue(list))) {
 		if (!sroce_net_fits(skb, nhl)) {
 			kfree_skb(skb);
 			continue;
 		}
-		if (head && head->len + nhl + skb->len > SROCE_NET_GSO_MAX) {
+		if (head && (!runs ||
+			     head->len + nhl + skb->len > SROCE_NET_GSO_MAX)) {
 			sroce_net_out_run(sdev, head, dst, &hdr, npkts);
 			head = NULL;
 		}

@@ -137,7 +137,6 @@ static int __init sroce_mod_init(void)
 		pr_err("cannot create the packet buffer pools: %d\n", ret);
 		goto err_destroy_wq;
 	}
-	sroce_resp_ack_init();
 
 	/* Per-namespace state (the UDP sockets) before any device. */
 	ret = sroce_socket_init();
@@ -164,7 +163,6 @@ static int __init sroce_mod_init(void)
 err_net_exit:
 	sroce_socket_exit();
 err_pools:
-	sroce_resp_ack_exit();
 	sroce_net_exit();
 err_destroy_wq:
 	destroy_workqueue(sroce_wq);
@@ -189,8 +187,6 @@ static void __exit sroce_mod_exit(void)
 	 * receive callbacks (socket.c): the per-namespace state can go.
 	 */
 	sroce_socket_exit();
-	/* No QP left, so no ACK waits; a timer may still be armed. */
-	sroce_resp_ack_exit();
 	/* Packets still in flight return their pages to the core's pools. */
 	sroce_net_exit();
 	/* Every device waited for its regions' frees; the last ones return. */

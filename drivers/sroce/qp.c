@@ -550,14 +550,6 @@ int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return -EOPNOTSUPP;	/* rss.c: it has no states to go through */
 	int ret;
 
-	/*
-	 * An ACK waiting for a packet to go with (resp_out.c) goes before
-	 * the QP stops: the peer's request was executed and is owed it.
-	 */
-	if ((mask & IB_QP_STATE) &&
-	    (attr->qp_state == IB_QPS_ERR || attr->qp_state == IB_QPS_RESET))
-		sroce_resp_kick(qp);
-
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
@@ -672,8 +664,6 @@ int sroce_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	}
 	/* Before the grace period below: the receive path walks the groups. */
 	sroce_mcast_qp_detach_all(qp);
-	/* A waiting ACK is owed to the peer (resp_out.c): it goes first. */
-	sroce_resp_kick(qp);
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->destroyed = true;
 	spin_unlock_irqrestore(&qp->lock, flags);

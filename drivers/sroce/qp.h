@@ -206,14 +206,10 @@ static inline u32 sroce_res_ring_size(u32 max_dest_rd_atomic)
 		roundup_pow_of_two(2 * max_dest_rd_atomic) : 0;
 }
 
-/*
- * An ACK or NAK the responder has decided to send (@send); @unacked counts
- * the request packets executed since the last one was built, up to 255.
- */
+/* An ACK or NAK the responder has decided to send. */
 struct sroce_resp_ack {
 	bool send;
 	u8 syndrome;
-	u8 unacked;
 	u32 psn;
 	u32 msn;
 };
@@ -231,7 +227,6 @@ enum sroce_qp_flag {
 	SROCE_QPF_ODP_REQ_ERR,	/* a page fault of the requester failed */
 	SROCE_QPF_ODP_RESP_ERR,	/* one of the responder failed */
 	SROCE_QPF_ODP_COMP_ERR,	/* one of the completer failed (odp.c) */
-	SROCE_QPF_ACK_DEFERRED,	/* on a CPU's list of delayed ACKs */
 };
 
 /**
@@ -390,8 +385,6 @@ struct sroce_qp_slot {
  *	memory for a packet
  * @resp: the responder's state
  * @resp_work: sends the rest of long READ responses in process context
- * @ack_node: on a CPU's list of QPs whose ACK waits (resp_out.c), with a
- *	reference, while SROCE_QPF_ACK_DEFERRED is set
  * @attr: the attributes modify_qp set (state, PSNs, path, limits...), as
  *	query_qp reports them
  * @av: the path (set with IB_QP_AV): GIDs, traffic class, hop limit
@@ -433,7 +426,6 @@ struct sroce_qp {
 
 	struct sroce_resp resp;
 	struct work_struct resp_work;
-	struct llist_node ack_node;
 
 	struct ib_qp_attr attr;
 	struct sroce_av av;
@@ -613,13 +605,6 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
 void sroce_resp_reset(struct sroce_qp *qp);
 bool sroce_resp_run(struct sroce_qp *qp);
-
-/* resp_out.c: ACKs that wait for a packet of their QP to go with */
-void sroce_resp_ack_init(void);
-void sroce_resp_ack_exit(void);
-u64 sroce_resp_ack_delay(struct sroce_qp *qp);
-void sroce_resp_ack_defer(struct sroce_qp *qp, u64 delay_ns);
-void sroce_resp_ack_piggyback(struct sroce_qp *qp, struct sk_buff_head *list);
 
 /* xrc.c: XRC QPs */
 int sroce_xrc_check_init(const struct ib_qp_init_attr *init,

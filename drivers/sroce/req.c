@@ -701,11 +701,8 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
 							SROCE_PSN_MASK),
 				      qp->req.ackreq_owed_fresh);
 	}
-	if (n) {
+	if (n)
 		sroce_timers_arm_ack_timeout(qp);
-		/* An ACK of the QP's responder waiting for a run: this one. */
-		sroce_resp_ack_piggyback(qp, list);
-	}
 	return stop;
 }
 

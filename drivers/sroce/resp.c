@@ -597,7 +597,6 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_srq *xsrq;
 	unsigned long irqflags;
 	bool out, xrc_ok = true;
-	u64 delay;
 
 	spin_lock_irqsave(&qp->lock, irqflags);
 	if (qp->destroyed || qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR)
@@ -635,8 +634,6 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		break;
 	case SROCE_PSN_EXPECTED:
 		qp->resp.nak_sent = false;
-		if (qp->resp.ack.unacked < U8_MAX)
-			qp->resp.ack.unacked++;
 		if (!xrc_ok || sroce_resp_out_of_place(qp, flags))
 			sroce_resp_invalid(qp, pkt, &nfy);
 		else if (flags & SROCE_OPF_SEND)
@@ -653,7 +650,6 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 out_unlock:
 	out = qp->resp.ack.send || qp->resp.res_tail != qp->resp.res_head;
-	delay = out ? sroce_resp_ack_delay(qp) : 0;
 	xsrq = qp->resp.xsrq;
 	qp->resp.xsrq = NULL;
 	spin_unlock_irqrestore(&qp->lock, irqflags);
@@ -661,9 +657,7 @@ out_unlock:
 	/* After the notification: the CQ signalled may be the SRQ's. */
 	if (xsrq)
 		sroce_srq_put(xsrq);
-	if (delay)
-		sroce_resp_ack_defer(qp, delay);
-	else if (out)
+	if (out)
 		sroce_resp_kick(qp);
 }
 

@@ -13,21 +13,7 @@
  * the receiver's backlog.
  *
  * Packets are built under the QP lock and sent after it is dropped.
- *
- * Delayed ACKs: a plain ACK for a single request packet (nothing else
- * unacknowledged, no response due) of a QP that sends requests of its own
- * (its requester has measured a round trip) waits up to half that round
- * trip: if the QP's requester sends meanwhile, the ACK goes in the same
- * run (sroce_resp_ack_piggyback()), which saves a packet and a doorbell
- * of the network driver and takes the ACK off the path of a ping-pong:
- * the process that polls for the request's data gets the CPU before the
- * ACK is sent, not after.  Otherwise a per-CPU timer sends it
- * (sroce_resp_ack_defer()).  ACKs of streams (several packets since the
- * last ACK), NAKs and READ or atomic responses go at once.
  */
-#include <linux/hrtimer.h>
-#include <linux/llist.h>
-#include <linux/percpu.h>
 #include <linux/skbuff.h>
 
 #include "sroce.h"
@@ -150,7 +136,6 @@ static struct sk_buff *sroce_resp_build_ack(struct sroce_qp *qp)
 	h.aeth.msn = qp->resp.ack.msn;
 	sroce_hdrs_build(hdr, hdr_len, &h);
 	qp->resp.ack.send = false;
-	qp->resp.ack.unacked = 0;
 	return skb;
 }
 
@@ -220,139 +205,4 @@ bool sroce_resp_run(struct sroce_qp *qp)
 			cond_resched();
 	} while (n == SROCE_REQ_BATCH);
 	return true;
-}
-
-/* The QPs whose ACK waits, per CPU, and the timer that sends them. */
-struct sroce_ack_wait {
-	struct llist_head qps;
-	struct hrtimer timer;
-};
-
-static DEFINE_PER_CPU(struct sroce_ack_wait, sroce_ack_wait);
-
-/* A delayed ACK waits at least this long and at most this long (us). */
-#define SROCE_ACK_DELAY_MIN_US	10
-#define SROCE_ACK_DELAY_MAX_US	500
-
-/**
- * sroce_resp_ack_delay() - may the ACK the responder decided wait
- * @qp: the QP, lock held
- *
- * Return: how long it may wait (ns), 0 when it goes at once (see the top).
- */
-u64 sroce_resp_ack_delay(struct sroce_qp *qp)
-{
-	const struct sroce_resp *rs = &qp->resp;
-	u32 srtt = qp->timers.srtt_us;
-
-	lockdep_assert_held(&qp->lock);
-	if (!rs->ack.send || rs->ack.unacked != 1 || !srtt ||
-	    rs->res_tail != rs->res_head ||
-	    rs->ack.syndrome != SROCE_RESP_SYN_ACK)
-		return 0;
-	return (u64)clamp_t(u32, srtt / 2, SROCE_ACK_DELAY_MIN_US,
-			    SROCE_ACK_DELAY_MAX_US) * NSEC_PER_USEC;
-}
-
-/**
- * sroce_resp_ack_defer() - let the QP's ACK wait for one of its packets
- * @qp: the QP, with a reference, lock not held; softirq
- * @delay_ns: from sroce_resp_ack_delay()
- *
- * The CPU's timer sends it after at most @delay_ns if no packet of the QP
- * has taken it along meanwhile.
- */
-void sroce_resp_ack_defer(struct sroce_qp *qp, u64 delay_ns)
-{
-	struct sroce_ack_wait *w;
-
-	lockdep_assert_in_softirq();
-	/* On a list already: that timer sends what is due then. */
-	if (test_and_set_bit(SROCE_QPF_ACK_DEFERRED, &qp->flags))
-		return;
-	refcount_inc(&qp->slot->ref);
-	w = this_cpu_ptr(&sroce_ack_wait);
-	llist_add(&qp->ack_node, &w->qps);
-	if (!hrtimer_is_queued(&w->timer))
-		hrtimer_start(&w->timer, ns_to_ktime(delay_ns),
-			      HRTIMER_MODE_REL_PINNED_SOFT);
-}
-
-/* The timer: the ACKs still due go now (softirq). */
-static enum hrtimer_restart sroce_resp_ack_timer(struct hrtimer *t)
-{
-	struct sroce_ack_wait *w = container_of(t, struct sroce_ack_wait,
-						 timer);
-	struct llist_node *list = llist_del_all(&w->qps);
-	struct sroce_qp *qp, *next;
-
-	llist_for_each_entry_safe(qp, next, list, ack_node) {
-		/* A later ACK of the QP waits anew, or goes with this kick. */
-		clear_bit(SROCE_QPF_ACK_DEFERRED, &qp->flags);
-		/*
-		 * One that found the bit still set was decided under the lock
-		 * before its test_and_set_bit(): the kick's lock sees it.
-		 */
-		smp_mb__after_atomic();
-		sroce_resp_kick(qp);
-		sroce_qp_put(qp);
-	}
-	return HRTIMER_NORESTART;
-}
-
-/**
- * sroce_resp_ack_piggyback() - take the waiting ACK along with a run
- * @qp: the QP, lock held; its requester built packets onto @list
- * @list: the requester's batch; the ACK goes before its packets
- *
- * A plain ACK, with no response due before it, leaves with the QP's own
- * requests.  Its order against requests does not matter to the protocol
- * (against responses it does, which the condition keeps), but to a peer
- * process that expects the completion of its send before the answer to
- * it (perftest's send_lat with events, on one CQ): first, as it would
- * have gone had it not waited.
- */
-void sroce_resp_ack_piggyback(struct sroce_qp *qp, struct sk_buff_head *list)
-{
-	struct sroce_resp *rs = &qp->resp;
-	struct sk_buff *skb;
-
-	lockdep_assert_held(&qp->lock);
-	if (!rs->ack.send || rs->res_tail != rs->res_head ||
-	    rs->ack.syndrome != SROCE_RESP_SYN_ACK || qp->destroyed)
-		return;
-	skb = sroce_resp_build_ack(qp);
-	if (skb)
-		__skb_queue_head(list, skb);
-}
-
-/**
- * sroce_resp_ack_init() - module init: the per-CPU timers of delayed ACKs
- */
-void sroce_resp_ack_init(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct sroce_ack_wait *w = per_cpu_ptr(&sroce_ack_wait, cpu);
-
-		init_llist_head(&w->qps);
-		hrtimer_init(&w->timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_REL_PINNED_SOFT);
-		w->timer.function = sroce_resp_ack_timer;
-	}
-}
-
-/**
- * sroce_resp_ack_exit() - module exit, after the last QP is gone
- *
- * Each waiting QP held a reference its destruction waited for, so the
- * lists are empty; a timer may still be armed.
- */
-void sroce_resp_ack_exit(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		hrtimer_cancel(&per_cpu_ptr(&sroce_ack_wait, cpu)->timer);
 }

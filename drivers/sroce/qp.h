@@ -582,11 +582,15 @@ void sroce_resp_work(struct work_struct *work);
 /* req.c */
 bool sroce_req_run(struct sroce_qp *qp);
 void sroce_req_reset(struct sroce_qp *qp);
-void sroce_req_release_swqe(struct sroce_swqe *w);
 void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
 enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode);
 bool sroce_req_is_rd(u32 opcode);
 bool sroce_req_is_local(u32 opcode);
+
+/* req_fetch.c */
+bool sroce_req_fetch(struct sroce_qp *qp);
+u32 sroce_req_ud_pmtu(const struct sroce_qp *qp);
+void sroce_req_release_swqe(struct sroce_swqe *w);
 
 /* comp.c */
 void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy);

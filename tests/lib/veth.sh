@@ -210,15 +210,25 @@ veth_cleanup() {
 # both outputs, the client's after a line "--- client" (perftest_check's
 # format); returns 1, saying why, unless both exit 0.  SERVER_PID is the
 # server's while it runs (veth_cleanup kills it).  A perftest client that
-# could not calibrate its clock (PERFTEST_UNCALIBRATED) makes it run the
-# pair again, up to PERFTEST_TRIES times in all.
+# could not calibrate its clock (PERFTEST_UNCALIBRATED), or a pair that
+# failed with a server that could not (a bandwidth server then exits 1,
+# "Can't produce a report"), makes it run the pair again, up to
+# PERFTEST_TRIES times in all; the last run's status is returned.
 run_pair() {
-	local try
+	local try rc
 	for ((try = 1; ; try++)); do
-		_run_pair_once "$@" || return 1
-		[[ ${PAIR_OUT#*--- client} == *"$PERFTEST_UNCALIBRATED"* ]] || return 0
-		[ "$try" -lt "$PERFTEST_TRIES" ] || return 0
-		echo "the client's perftest could not calibrate its clock: run $((try + 1))"
+		rc=0
+		_run_pair_once "$@" || rc=1
+		if [[ ${PAIR_OUT#*--- client} == *"$PERFTEST_UNCALIBRATED"* ]]; then
+			echo -n "the client's"
+		elif [ "$rc" -ne 0 ] &&
+			[[ ${PAIR_OUT%%--- client*} == *"$PERFTEST_UNCALIBRATED"* ]]; then
+			echo -n "the server's"
+		else
+			return "$rc"
+		fi
+		echo " perftest could not calibrate its clock (run $try of at most $PERFTEST_TRIES)"
+		[ "$try" -lt "$PERFTEST_TRIES" ] || return "$rc"
 	done
 }
 

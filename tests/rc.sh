@@ -121,6 +121,18 @@ test_rnr() {
 	[ "$(hw_counter sroce0 rnr_naks_rcvd)" -gt "$recvd" ]
 }
 
+# rctest rd-limit, whose first READs are 4 MiB (4096 response packets at
+# path MTU 1024) at max_rd_atomic 1: each asks in pieces of at most the
+# congestion window (128 PSNs), so 31 pieces or more but the last, and
+# the responder, granting one resource, refuses none of them.
+test_rd_limit() {
+	local before
+	before=$(hw_counter sroce0 read_pieces)
+	rctest rd-limit
+	echo "read_pieces of sroce0: $before -> $(hw_counter sroce0 read_pieces)"
+	[ "$(hw_counter sroce0 read_pieces)" -ge $((before + 4 * 31)) ]
+}
+
 # rctest CASE under a wire that duplicates every packet both ways: the
 # responder answers duplicate READs, atomics and atomic writes from its
 # resources (an atomic executed twice would show in the counter rdma
@@ -190,7 +202,7 @@ cases() {
 	run_test "rctest: completion events end to end" rctest events
 	run_test "rctest: RDMA WRITE/WRITE_WITH_IMM/READ and atomics, every byte and result checked" rctest rdma
 	run_test "rctest: the same on a wire duplicating every packet (no atomic runs twice)" test_dup rdma
-	run_test "rctest: max_rd_atomic honoured, and enforced by the responder" rctest rd-limit
+	run_test "rctest: max_rd_atomic honoured, and enforced by the responder; large READs asked in pieces" test_rd_limit
 	run_test "rctest: ibv_rereg_mr (access, translation; the old keys refused)" rctest rereg
 	run_test "rctest: atomic write by ibv_post_send and ibv_wr_atomic_write, every byte and completion checked" rctest atomic-write
 	run_test "rctest: atomic write on a wire duplicating every packet" test_dup atomic-write

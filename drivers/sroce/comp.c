@@ -177,6 +177,43 @@ static u32 sroce_comp_clamp(struct sroce_qp *qp, u32 acked, u32 *implied)
 }
 
 /*
+ * May a READ response of WQE @w place @paylen bytes at @off, as a LAST or
+ * not (@last)?  Every packet but the READ's last carries exactly a path
+ * MTU (the FIRST and MIDDLE checked on receipt), and a LAST ends the READ
+ * or a piece it was asked in, at a unit boundary (sroce_req_rd_npsn()).
+ */
+static bool sroce_comp_rd_fits(const struct sroce_qp *qp,
+			       const struct sroce_swqe *w, u32 off, u32 paylen,
+			       bool last)
+{
+	u32 npkts = sroce_psn_outstanding(w->last_psn, w->first_psn) + 1;
+	u32 unit = sroce_rd_unit(npkts) * qp->pmtu;
+
+	if (paylen > w->length - off)
+		return false;
+	if (paylen == w->length - off)
+		return last;
+	return !last || ((off + paylen) % unit == 0 && paylen == qp->pmtu);
+}
+
+/*
+ * Did the READ responses of WQE @w from @from to @to (in order) end a unit
+ * of it (sroce_rd_unit())?
+ */
+static bool sroce_comp_rd_unit_done(const struct sroce_swqe *w, u32 from,
+				    u32 to)
+{
+	u32 unit;
+
+	if (w->opcode != IB_UVERBS_WR_RDMA_READ)
+		return false;
+	unit = sroce_rd_unit(sroce_psn_outstanding(w->last_psn,
+						   w->first_psn) + 1);
+	return (sroce_psn_outstanding(to, w->first_psn) + 1) / unit !=
+	       sroce_psn_outstanding(from, w->first_psn) / unit;
+}
+
+/*
  * PSNs sent at least once and not acknowledged: an acknowledgment may
  * name any of them, also after the requester went back to send them
  * again (psn_next behind).
@@ -568,11 +605,9 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	} else {
 		if (w->opcode != IB_UVERBS_WR_RDMA_READ)
 			goto bad;
-		/* Every packet but the last carries exactly a path MTU. */
 		off = sroce_psn_outstanding(psn, w->first_psn) * qp->pmtu;
-		if (off + pkt->paylen > w->length ||
-		    !!(flags & SROCE_OPF_LAST) !=
-		    (off + pkt->paylen == w->length))
+		if (!sroce_comp_rd_fits(qp, w, off, pkt->paylen,
+					flags & SROCE_OPF_LAST))
 			goto bad;
 		ret = sroce_sge_scatter_skb(w->sge, w->num_sge, off, skb,
 					    SROCE_UDP_HLEN +
@@ -599,14 +634,18 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		return false;
 	}
 	/* The responses placed early that follow it are acknowledged too. */
+	before = psn;
 	while (psn != w->last_psn &&
 	       (qp->comp.rd_seen &
 		BIT_ULL(sroce_psn_add(psn, 1) % SROCE_RD_SEEN)))
 		psn = sroce_psn_add(psn, 1);
 	sroce_comp_ack_upto(qp, psn, false, nfy);
 	sroce_timers_arm_ack_timeout(qp);
-	/* A READ or atomic retired: one waiting for it may go. */
-	return psn == w->last_psn;
+	/*
+	 * A READ or atomic retired, or a unit of a READ all answered (a
+	 * piece it was asked in may have ended): what waits for it may go.
+	 */
+	return psn == w->last_psn || sroce_comp_rd_unit_done(w, before, psn);
 
 bad:
 	sroce_stats_inc(stats, SROCE_CNT_BAD_RESPONSES);

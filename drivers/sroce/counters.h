@@ -60,6 +60,7 @@ enum sroce_counter {
 	SROCE_CNT_RAW_RX,		/* frames given to a raw QP's receive */
 	SROCE_CNT_RAW_RX_DROPS,		/* frames a flow's QP could not take */
 	SROCE_CNT_TX_RUNS,		/* skbs given to the IP layer (net.c) */
+	SROCE_CNT_READ_PIECES,		/* READ requests for part of the rest */
 	SROCE_CNT_NR,
 };
 

@@ -64,6 +64,15 @@ struct sroce_srq;
  * the PSN space, so PSN comparisons hold across it.
  */
 #define SROCE_REQ_MAX_READ_PKTS	BIT(22)
+/*
+ * A READ's responses come as one burst that the congestion window cannot
+ * slow down once asked for, so a READ asks in pieces that fit the window
+ * (sroce_req_rd_npsn()).  A piece ends at a unit boundary, a unit being at
+ * least this many response packets and at most 1/64 of the READ (the
+ * pieces sent are one bit each of struct sroce_swqe.rd_ends).
+ */
+#define SROCE_REQ_RD_UNIT_MIN	SROCE_REQ_WINDOW_MIN
+#define SROCE_REQ_RD_UNITS	64
 /* READ responses the completer keeps beyond a missing one (one u64). */
 #define SROCE_RD_SEEN		64
 /* Packets the requester builds per lock hold before transmitting them. */
@@ -112,6 +121,8 @@ enum sroce_swqe_state {
  * @dqpn: UD: the destination QP
  * @qkey: UD: the Q_Key the DETH carries
  * @av: UD: the address, copied from the WQE's AH when it was fetched
+ * @rd_ends: RDMA READ: bit k set when a request sent ends with unit k
+ *	(sroce_rd_unit()); one asking again from within it ends there too
  * @sge: the gather list, with region references; room for the QP's
  *	max_send_sge entries or, for an inline WQE, its max_inline_data
  *	bytes of payload (struct sroce_qp.swqe_size covers both)
@@ -133,8 +144,19 @@ struct sroce_swqe {
 	u32 dqpn;
 	u32 qkey;
 	struct sroce_av av;
+	u64 rd_ends;
 	struct sroce_sge_ref sge[];
 };
+
+/*
+ * The response packets of a unit of an RDMA READ of @npkts: the pieces a
+ * READ asks in end at multiples of it, or with the READ.
+ */
+static inline u32 sroce_rd_unit(u32 npkts)
+{
+	return max_t(u32, SROCE_REQ_RD_UNIT_MIN,
+		     DIV_ROUND_UP(npkts, SROCE_REQ_RD_UNITS));
+}
 
 /**
  * struct sroce_rwqe - the kernel's copy of the receive WQE in use

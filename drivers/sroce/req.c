@@ -90,10 +90,40 @@ static int sroce_req_copy_payload(const struct sroce_swqe *w, u32 off,
 }
 
 /*
+ * The response packets the READ request of WQE @w at the requester's
+ * position asks for.  Within a piece asked for before (the requester went
+ * back), the rest of that piece: the responder takes it for a duplicate
+ * only so.  Beyond, the rest of the READ, or as much of it as fits the
+ * room the congestion window has left, cut at a unit boundary
+ * (sroce_rd_unit()), at least up to the next one.  Lock held.
+ */
+static u32 sroce_req_rd_npsn(const struct sroce_qp *qp,
+			     const struct sroce_swqe *w)
+{
+	u32 npkts = sroce_seg_npkts(w->length, qp->pmtu);
+	u32 unit = sroce_rd_unit(npkts), done = qp->req.cur_off / qp->pmtu;
+	u32 out = sroce_psn_outstanding(qp->req.psn_next, qp->comp.psn_una);
+	u32 room = qp->comp.cwnd > out ? qp->comp.cwnd - out : 0;
+	u64 asked = w->rd_ends & GENMASK_ULL(SROCE_REQ_RD_UNITS - 1,
+					     done / unit);
+	u32 end;
+
+	if (asked)
+		end = (__ffs64(asked) + 1) * unit;
+	else if (done + room >= npkts)
+		end = npkts;
+	else
+		end = max(rounddown(done + room, unit),
+			  rounddown(done, unit) + unit);
+	return min(end, npkts) - done;
+}
+
+/*
  * The packet of WQE @w at the requester's position: its opcode and
  * payload length in @seg, its PSNs counted in @npsn.  A READ request
- * asks for the rest of the data from cur_off on, and takes one PSN per
- * response packet; an atomic takes one.
+ * asks for the rest of the data from cur_off on, or a piece of it
+ * (sroce_req_rd_npsn()), and takes one PSN per response packet; an atomic
+ * takes one.
  */
 static int sroce_req_seg(struct sroce_qp *qp, const struct sroce_swqe *w,
 			 struct sroce_seg *seg, u32 *npsn)
@@ -104,8 +134,8 @@ static int sroce_req_seg(struct sroce_qp *qp, const struct sroce_swqe *w,
 		memset(seg, 0, sizeof(*seg));
 		seg->opcode = sroce_rc_opcode(sroce_qp_transport(qp),
 					      SROCE_OP_RC_READ_REQUEST);
-		seg->last = 1;
-		*npsn = sroce_seg_npkts(w->length - qp->req.cur_off, qp->pmtu);
+		*npsn = sroce_req_rd_npsn(qp, w);
+		seg->last = qp->req.cur_off + *npsn * qp->pmtu >= w->length;
 		return 0;
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
@@ -138,6 +168,24 @@ static void sroce_req_ackreq_sent(struct sroce_qp *qp, u32 psn, bool fresh)
 	qp->req.ackreq_gap = 0;
 	if (fresh)
 		sroce_timers_rtt_start(qp, psn);
+}
+
+/*
+ * The READ request of WQE @w at the requester's position asks for @npsn
+ * response packets (sroce_req_rd_npsn()): its RETH length in *@len (the
+ * rest of the READ on entry), and its end recorded in rd_ends.
+ */
+static void sroce_req_rd_piece(struct sroce_qp *qp, struct sroce_swqe *w,
+			       u32 npsn, u32 *len)
+{
+	u32 unit = sroce_rd_unit(sroce_seg_npkts(w->length, qp->pmtu));
+	u32 done = qp->req.cur_off / qp->pmtu;
+
+	if (*len > npsn * qp->pmtu) {
+		*len = npsn * qp->pmtu;
+		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_READ_PIECES);
+	}
+	w->rd_ends |= BIT_ULL((done + npsn - 1) / unit);
 }
 
 /* One packet of WQE @w at the requester's position, onto @list. */
@@ -233,6 +281,8 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 		h.reth.va = w->op.rdma.remote_addr + qp->req.cur_off;
 		h.reth.rkey = w->op.rdma.rkey;
 		h.reth.len = w->length - qp->req.cur_off;
+		if (wri->flags & SROCE_WRF_READ)
+			sroce_req_rd_piece(qp, w, npsn, &h.reth.len);
 	}
 	sroce_hdrs_build(hdr, hdr_len, &h);
 	__skb_queue_tail(list, skb);
@@ -248,6 +298,8 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 		w->state = SROCE_SWQE_SENT;
 		qp->req.sq_cur++;
 		qp->req.cur_off = 0;
+	} else if (wri->flags & SROCE_WRF_READ) {
+		qp->req.cur_off += npsn * qp->pmtu;	/* its next piece */
 	} else {
 		qp->req.cur_off += seg.paylen;
 	}
@@ -319,21 +371,55 @@ static bool sroce_req_answer_due(const struct sroce_qp *qp)
 }
 
 /*
- * Must WQE @w wait before its first packet: a READ or atomic beyond the
- * max_rd_atomic outstanding, or a fenced WQE behind a READ or atomic not
- * yet complete.  Lock held.
+ * The requests of WQE @w that wait for their responses: an atomic's (or
+ * atomic write's) until it retires; a READ's pieces sent whose last
+ * response has not come, of the units before @upto.  Lock held.
+ */
+static u32 sroce_req_rd_waiting(const struct sroce_qp *qp,
+				const struct sroce_swqe *w, u32 upto)
+{
+	u32 npkts, got, from;
+
+	if (!sroce_req_is_rd(w->opcode))
+		return 0;
+	if (w->opcode != IB_UVERBS_WR_RDMA_READ)
+		return 1;
+	if (!w->numbered || sroce_psn_before(w->last_psn, qp->comp.psn_una))
+		return 0;
+	npkts = sroce_psn_outstanding(w->last_psn, w->first_psn) + 1;
+	got = sroce_psn_before(qp->comp.psn_una, w->first_psn) ? 0 :
+	      sroce_psn_outstanding(qp->comp.psn_una, w->first_psn);
+	from = got / sroce_rd_unit(npkts);	/* units all answered */
+	if (from >= upto)
+		return 0;
+	return hweight64(w->rd_ends & GENMASK_ULL(upto - 1, from));
+}
+
+/*
+ * Must WQE @w wait before its next packet: a READ or atomic request
+ * (a READ's first or next piece) beyond the max_rd_atomic waiting for
+ * their responses, or a fenced WQE's first packet behind a READ or atomic
+ * not yet complete.  Lock held.
  */
 static bool sroce_req_rd_blocked(struct sroce_qp *qp,
 				 const struct sroce_swqe *w)
 {
 	bool rd = sroce_req_is_rd(w->opcode);
-	u32 i, n = 0;
+	u32 i, n = 0, unit;
 
 	lockdep_assert_held(&qp->lock);
-	if (qp->req.cur_off || (!rd && !(w->send_flags & SROCE_SEND_FENCE)))
+	if (!rd && (qp->req.cur_off || !(w->send_flags & SROCE_SEND_FENCE)))
 		return false;
 	for (i = qp->comp.sq_retire; i != qp->req.sq_cur; i++)
-		n += sroce_req_is_rd(sroce_swqe_at(qp, i)->opcode);
+		n += sroce_req_rd_waiting(qp, sroce_swqe_at(qp, i),
+					  SROCE_REQ_RD_UNITS);
+	if (qp->req.cur_off) {
+		/* A READ's next piece, beside its own pieces waiting. */
+		unit = sroce_rd_unit(sroce_seg_npkts(w->length, qp->pmtu));
+		n += sroce_req_rd_waiting(qp, w,
+					  qp->req.cur_off / qp->pmtu / unit);
+		return n && n >= qp->attr.max_rd_atomic;
+	}
 	if (n && (w->send_flags & SROCE_SEND_FENCE))
 		return true;
 	return rd && n >= qp->attr.max_rd_atomic;

@@ -25,6 +25,7 @@
 #include <rdma/sroce-abi.h>
 
 #include "verbs_abi.h"
+#include "verbs_abi_cmd.h"
 
 namespace sroce {
 

@@ -153,7 +153,8 @@ torture() {
 	ktap_tool timeout $((600 * SROCE_TIMEOUT_SCALE)) "$TOOLS/sroce-torture" \
 		--dev-a "$1" --dev-b "$2" \
 		--gid-a "$(gid_index "$1" "::ffff:$3")" \
-		--gid-b "$(gid_index "$2" "::ffff:$4")" --bytes 8M
+		--gid-b "$(gid_index "$2" "::ffff:$4")" --bytes 8M \
+		--timeout "$SROCE_QP_TIMEOUT"
 }
 
 test_torture_same_device() { torture sroce0 sroce0 "$IP0" "$IP0"; }

@@ -80,7 +80,7 @@ torture() {
 	ktap_tool timeout $((600 * SROCE_TIMEOUT_SCALE)) "$TORTURE" --dev-a "$a" --dev-b "$b" \
 		--gid-a "$(gid_index "$a" "::ffff:$ADDR_A")" \
 		--gid-b "$(gid_index "$b" "::ffff:$ADDR_B")" \
-		"${SEED_ARGS[@]}" "$@" || rc=$?
+		--timeout "$SROCE_QP_TIMEOUT" "${SEED_ARGS[@]}" "$@" || rc=$?
 	hw_moved "$TORTURE_SNAP"
 	return "$rc"
 }

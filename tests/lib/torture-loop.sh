@@ -32,6 +32,7 @@ _torture_loop() {
 			"$SROCE_REPO/build/userspace/tools/sroce-torture" \
 			--dev-a sroce0 --dev-b sroce1 --gid-a "$ga" --gid-b "$gb" \
 			--qps 2 --bytes 4M --depth 8 --seed $(($3 + n)) \
+			--timeout "$SROCE_QP_TIMEOUT" \
 			> "$WORK/torture.log" 2>&1 || { rc=$?; break; }
 		n=$((n + 1))
 	done

@@ -186,8 +186,7 @@ static bool sroce_comp_rd_fits(const struct sroce_qp *qp,
 			       const struct sroce_swqe *w, u32 off, u32 paylen,
 			       bool last)
 {
-	u32 npkts = sroce_psn_outstanding(w->last_psn, w->first_psn) + 1;
-	u32 unit = sroce_rd_unit(npkts) * qp->pmtu;
+	u32 unit = sroce_swqe_rd_unit(w, qp->pmtu) * qp->pmtu;
 
 	if (paylen > w->length - off)
 		return false;
@@ -200,15 +199,15 @@ static bool sroce_comp_rd_fits(const struct sroce_qp *qp,
  * Did the READ responses of WQE @w from @from to @to (in order) end a unit
  * of it (sroce_rd_unit())?
  */
-static bool sroce_comp_rd_unit_done(const struct sroce_swqe *w, u32 from,
+static bool sroce_comp_rd_unit_done(const struct sroce_qp *qp,
+				    const struct sroce_swqe *w, u32 from,
 				    u32 to)
 {
 	u32 unit;
 
 	if (w->opcode != IB_UVERBS_WR_RDMA_READ)
 		return false;
-	unit = sroce_rd_unit(sroce_psn_outstanding(w->last_psn,
-						   w->first_psn) + 1);
+	unit = sroce_swqe_rd_unit(w, qp->pmtu);
 	return (sroce_psn_outstanding(to, w->first_psn) + 1) / unit !=
 	       sroce_psn_outstanding(from, w->first_psn) / unit;
 }
@@ -645,7 +644,7 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 	 * A READ or atomic retired, or a unit of a READ all answered (a
 	 * piece it was asked in may have ended): what waits for it may go.
 	 */
-	return psn == w->last_psn || sroce_comp_rd_unit_done(w, before, psn);
+	return psn == w->last_psn || sroce_comp_rd_unit_done(qp, w, before, psn);
 
 bad:
 	sroce_stats_inc(stats, SROCE_CNT_BAD_RESPONSES);

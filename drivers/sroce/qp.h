@@ -17,6 +17,7 @@
 #include <rdma/sroce-abi.h>
 
 #include "ah.h"
+#include "proto/seg.h"
 #include "proto/opcode.h"
 #include "queue.h"
 #include "timers.h"
@@ -156,6 +157,12 @@ static inline u32 sroce_rd_unit(u32 npkts)
 {
 	return max_t(u32, SROCE_REQ_RD_UNIT_MIN,
 		     DIV_ROUND_UP(npkts, SROCE_REQ_RD_UNITS));
+}
+
+/* The unit of RDMA READ WQE @w at path MTU @pmtu. */
+static inline u32 sroce_swqe_rd_unit(const struct sroce_swqe *w, u32 pmtu)
+{
+	return sroce_rd_unit(sroce_seg_npkts(w->length, pmtu));
 }
 
 /**

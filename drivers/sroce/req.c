@@ -101,7 +101,8 @@ static u32 sroce_req_rd_npsn(const struct sroce_qp *qp,
 			     const struct sroce_swqe *w)
 {
 	u32 npkts = sroce_seg_npkts(w->length, qp->pmtu);
-	u32 unit = sroce_rd_unit(npkts), done = qp->req.cur_off / qp->pmtu;
+	u32 unit = sroce_swqe_rd_unit(w, qp->pmtu);
+	u32 done = qp->req.cur_off / qp->pmtu;
 	u32 out = sroce_psn_outstanding(qp->req.psn_next, qp->comp.psn_una);
 	u32 room = qp->comp.cwnd > out ? qp->comp.cwnd - out : 0;
 	u64 asked = w->rd_ends & GENMASK_ULL(SROCE_REQ_RD_UNITS - 1,
@@ -178,7 +179,7 @@ static void sroce_req_ackreq_sent(struct sroce_qp *qp, u32 psn, bool fresh)
 static void sroce_req_rd_piece(struct sroce_qp *qp, struct sroce_swqe *w,
 			       u32 npsn, u32 *len)
 {
-	u32 unit = sroce_rd_unit(sroce_seg_npkts(w->length, qp->pmtu));
+	u32 unit = sroce_swqe_rd_unit(w, qp->pmtu);
 	u32 done = qp->req.cur_off / qp->pmtu;
 
 	if (*len > npsn * qp->pmtu) {
@@ -378,7 +379,7 @@ static bool sroce_req_answer_due(const struct sroce_qp *qp)
 static u32 sroce_req_rd_waiting(const struct sroce_qp *qp,
 				const struct sroce_swqe *w, u32 upto)
 {
-	u32 npkts, got, from;
+	u32 got, from;
 
 	if (!sroce_req_is_rd(w->opcode))
 		return 0;
@@ -386,10 +387,9 @@ static u32 sroce_req_rd_waiting(const struct sroce_qp *qp,
 		return 1;
 	if (!w->numbered || sroce_psn_before(w->last_psn, qp->comp.psn_una))
 		return 0;
-	npkts = sroce_psn_outstanding(w->last_psn, w->first_psn) + 1;
 	got = sroce_psn_before(qp->comp.psn_una, w->first_psn) ? 0 :
 	      sroce_psn_outstanding(qp->comp.psn_una, w->first_psn);
-	from = got / sroce_rd_unit(npkts);	/* units all answered */
+	from = got / sroce_swqe_rd_unit(w, qp->pmtu);	/* units all answered */
 	if (from >= upto)
 		return 0;
 	return hweight64(w->rd_ends & GENMASK_ULL(upto - 1, from));
@@ -415,7 +415,7 @@ static bool sroce_req_rd_blocked(struct sroce_qp *qp,
 					  SROCE_REQ_RD_UNITS);
 	if (qp->req.cur_off) {
 		/* A READ's next piece, beside its own pieces waiting. */
-		unit = sroce_rd_unit(sroce_seg_npkts(w->length, qp->pmtu));
+		unit = sroce_swqe_rd_unit(w, qp->pmtu);
 		n += sroce_req_rd_waiting(qp, w,
 					  qp->req.cur_off / qp->pmtu / unit);
 		return n && n >= qp->attr.max_rd_atomic;

@@ -61,18 +61,6 @@ bool sroce_req_is_local(u32 opcode)
 	return sroce_wr_info(opcode)->flags & SROCE_WRF_LOCAL;
 }
 
-/**
- * sroce_req_is_rd() - does a send WQE use a responder resource
- * @opcode: a carried opcode (fetched)
- *
- * Return: true for RDMA READ, the atomics and the atomic write, which
- * max_rd_atomic limits and a fence waits for.
- */
-bool sroce_req_is_rd(u32 opcode)
-{
-	return sroce_wr_is_rd(sroce_wr_info(opcode));
-}
-
 /* Copy @len payload bytes from @off of a WQE's message to @dst. */
 static int sroce_req_copy_payload(const struct sroce_swqe *w, u32 off,
 				  u8 *dst, u32 len)
@@ -87,36 +75,6 @@ static int sroce_req_copy_payload(const struct sroce_swqe *w, u32 off,
 	}
 	return sroce_sge_copy(w->sge, w->num_sge, off, dst, len,
 			      SROCE_MR_TO_BUF);
-}
-
-/*
- * The response packets the READ request of WQE @w at the requester's
- * position asks for.  Within a piece asked for before (the requester went
- * back), the rest of that piece: the responder takes it for a duplicate
- * only so.  Beyond, the rest of the READ, or as much of it as fits the
- * room the congestion window has left, cut at a unit boundary
- * (sroce_rd_unit()), at least up to the next one.  Lock held.
- */
-static u32 sroce_req_rd_npsn(const struct sroce_qp *qp,
-			     const struct sroce_swqe *w)
-{
-	u32 npkts = sroce_seg_npkts(w->length, qp->pmtu);
-	u32 unit = sroce_swqe_rd_unit(w, qp->pmtu);
-	u32 done = qp->req.cur_off / qp->pmtu;
-	u32 out = sroce_psn_outstanding(qp->req.psn_next, qp->comp.psn_una);
-	u32 room = qp->comp.cwnd > out ? qp->comp.cwnd - out : 0;
-	u64 asked = w->rd_ends & GENMASK_ULL(SROCE_REQ_RD_UNITS - 1,
-					     done / unit);
-	u32 end;
-
-	if (asked)
-		end = (__ffs64(asked) + 1) * unit;
-	else if (done + room >= npkts)
-		end = npkts;
-	else
-		end = max(rounddown(done + room, unit),
-			  rounddown(done, unit) + unit);
-	return min(end, npkts) - done;
 }
 
 /*
@@ -169,24 +127,6 @@ static void sroce_req_ackreq_sent(struct sroce_qp *qp, u32 psn, bool fresh)
 	qp->req.ackreq_gap = 0;
 	if (fresh)
 		sroce_timers_rtt_start(qp, psn);
-}
-
-/*
- * The READ request of WQE @w at the requester's position asks for @npsn
- * response packets (sroce_req_rd_npsn()): its RETH length in *@len (the
- * rest of the READ on entry), and its end recorded in rd_ends.
- */
-static void sroce_req_rd_piece(struct sroce_qp *qp, struct sroce_swqe *w,
-			       u32 npsn, u32 *len)
-{
-	u32 unit = sroce_swqe_rd_unit(w, qp->pmtu);
-	u32 done = qp->req.cur_off / qp->pmtu;
-
-	if (*len > npsn * qp->pmtu) {
-		*len = npsn * qp->pmtu;
-		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_READ_PIECES);
-	}
-	w->rd_ends |= BIT_ULL((done + npsn - 1) / unit);
 }
 
 /* One packet of WQE @w at the requester's position, onto @list. */
@@ -369,60 +309,6 @@ static bool sroce_req_answer_due(const struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
 	return sroce_qp_is_rc(qp) && qp->comp.psn_una != qp->req.psn_next;
-}
-
-/*
- * The requests of WQE @w that wait for their responses: an atomic's (or
- * atomic write's) until it retires; a READ's pieces sent whose last
- * response has not come, of the units before @upto.  Lock held.
- */
-static u32 sroce_req_rd_waiting(const struct sroce_qp *qp,
-				const struct sroce_swqe *w, u32 upto)
-{
-	u32 got, from;
-
-	if (!sroce_req_is_rd(w->opcode))
-		return 0;
-	if (w->opcode != IB_UVERBS_WR_RDMA_READ)
-		return 1;
-	if (!w->numbered || sroce_psn_before(w->last_psn, qp->comp.psn_una))
-		return 0;
-	got = sroce_psn_before(qp->comp.psn_una, w->first_psn) ? 0 :
-	      sroce_psn_outstanding(qp->comp.psn_una, w->first_psn);
-	from = got / sroce_swqe_rd_unit(w, qp->pmtu);	/* units all answered */
-	if (from >= upto)
-		return 0;
-	return hweight64(w->rd_ends & GENMASK_ULL(upto - 1, from));
-}
-
-/*
- * Must WQE @w wait before its next packet: a READ or atomic request
- * (a READ's first or next piece) beyond the max_rd_atomic waiting for
- * their responses, or a fenced WQE's first packet behind a READ or atomic
- * not yet complete.  Lock held.
- */
-static bool sroce_req_rd_blocked(struct sroce_qp *qp,
-				 const struct sroce_swqe *w)
-{
-	bool rd = sroce_req_is_rd(w->opcode);
-	u32 i, n = 0, unit;
-
-	lockdep_assert_held(&qp->lock);
-	if (!rd && (qp->req.cur_off || !(w->send_flags & SROCE_SEND_FENCE)))
-		return false;
-	for (i = qp->comp.sq_retire; i != qp->req.sq_cur; i++)
-		n += sroce_req_rd_waiting(qp, sroce_swqe_at(qp, i),
-					  SROCE_REQ_RD_UNITS);
-	if (qp->req.cur_off) {
-		/* A READ's next piece, beside its own pieces waiting. */
-		unit = sroce_swqe_rd_unit(w, qp->pmtu);
-		n += sroce_req_rd_waiting(qp, w,
-					  qp->req.cur_off / qp->pmtu / unit);
-		return n && n >= qp->attr.max_rd_atomic;
-	}
-	if (n && (w->send_flags & SROCE_SEND_FENCE))
-		return true;
-	return rd && n >= qp->attr.max_rd_atomic;
 }
 
 /*

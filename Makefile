@@ -27,9 +27,8 @@
 #   make check-sweep  the perftest -a sweeps (tests/sweep/*.sh: every size
 #                   from 2 B to 8 MiB, sroce to sroce); not part of `make check`
 #   make check-lifecycle  devices, netdevs, namespaces and the module taken
-#                   away under traffic (tests/lifecycle/lifecycle.sh) in 4
-#                   rounds (SROCE_LIFECYCLE_ITER); not part of `make check`
-#                   while its kernel-memory bound fails on noise
+#                   away under traffic (tests/lifecycle.sh) in 4 rounds
+#                   (SROCE_LIFECYCLE_ITER); `make check` runs 2
 #   make soak       the lossy-wire torture profiles with 1 GiB each
 #                   (tests/soak/*.sh); not part of `make check`
 #
@@ -103,14 +102,12 @@ check-sweep: deps
 		scripts/check '$(if $(T),$(T),^guest:)'
 
 # Devices, netdevs, namespaces and the module taken away under traffic
-# (tests/lifecycle/): not in `make check` while its kernel-memory bound
-# fails on the noise of the caches namespaces use (Documentation/testing.md);
-# 4 rounds, so that a leak per round has rounds to grow over.
+# (tests/lifecycle.sh) in 4 rounds instead of make check's 2, so that a
+# leak per round has rounds to grow over.
 check-lifecycle: deps
 	$(MAKE) all
-	SROCE_LIFECYCLE_ITER=$${SROCE_LIFECYCLE_ITER:-4} \
-	SROCE_GUEST_DIR=tests/lifecycle SROCE_GUEST_TIMEOUT=$${SROCE_GUEST_TIMEOUT:-3600} \
-		scripts/check '$(if $(T),$(T),^guest:)'
+	SROCE_LIFECYCLE_ITER=$${SROCE_LIFECYCLE_ITER:-4} SROCE_GUEST_TIMEOUT=$${SROCE_GUEST_TIMEOUT:-3600} \
+		scripts/check '^guest:lifecycle$$'
 
 # Hours under TCG: a guest time limit of its own.
 soak: deps

@@ -116,7 +116,7 @@ test_exit_cleans_up() {
 # rmmod, run by the tool while it holds a PD, an MR and a CQ, removes
 # sroce0 and unloads; the tool's objects are destroyed under it and its
 # own destroy calls afterwards succeed (libibverbs takes their EIO as
-# done).  tests/lifecycle/lifecycle.sh does the same under traffic.
+# done).  tests/lifecycle.sh does the same under traffic.
 test_rmmod_with_open_context() {
 	objtest hold 'rmmod sroce && ! grep -q "^sroce " /proc/modules'
 	rdma_dev_gone sroce0

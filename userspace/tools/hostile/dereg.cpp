@@ -2,7 +2,7 @@
 /*
  * dereg.cpp - dereg-under-traffic: finding 4 (access after
  * deregistration) with the peer's own verbs instead of forged packets,
- * in rounds, as tests/lifecycle/lifecycle.sh runs it: A keeps 16 RDMA
+ * in rounds, as tests/lifecycle.sh runs it: A keeps 16 RDMA
  * WRITEs (or READs) of 4 KiB in flight at B's region while B calls
  * ibv_dereg_mr().
  *

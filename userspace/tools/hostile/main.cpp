@@ -5,7 +5,7 @@
  * rings and verbs (local.cpp), and forged atomic writes (issue #17,
  * atomic_write.cpp), as tests/hostile.sh runs them; and
  * dereg-under-traffic (dereg.cpp), finding 4 with the peer's own verbs,
- * which tests/lifecycle/lifecycle.sh runs.
+ * which tests/lifecycle.sh runs.
  *
  *   sroce-hostile DEV_A DEV_B CHECK|PREFIX-|all
  *

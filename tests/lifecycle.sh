@@ -164,7 +164,8 @@ test_setup() {
 # --- traffic ------------------------------------------------------------------
 
 # torture_bg NAME ARGS...: sroce-torture between sroce0 and sroce1 in the
-# background, 2 QP pairs both ways, with ARGS; its output in
+# background, 2 QP pairs both ways, QP timeout SROCE_QP_TIMEOUT (longer on
+# a slow kernel: tests/lib.sh), with ARGS; its output in
 # $WORK/NAME.out, its pid in $WORK/NAME.pid.
 torture_bg() {
 	local name=$1 ga gb
@@ -177,7 +178,8 @@ torture_bg() {
 	# No timeout(1) in between: kill -9 of the pid must hit the torture.
 	"$TORTURE" \
 		--dev-a sroce0 --dev-b sroce1 --gid-a "$ga" --gid-b "$gb" \
-		--qps 2 --depth 8 --max-size 64K --progress 0 "$@" \
+		--qps 2 --depth 8 --max-size 64K --progress 0 \
+		--timeout "$SROCE_QP_TIMEOUT" "$@" \
 		> "$WORK/$name.out" 2>&1 &
 	echo $! > "$WORK/$name.pid"
 }

@@ -106,8 +106,18 @@ test_ud() {
 	pingpong_check 1024 200
 }
 
+# ibv_srq_pingpong ends loosely: a side that has its 100 messages exits and
+# destroys its QPs while its peer may still be sending one of its own
+# (seen under the debug kernel, whose teardown is slow: the 4 packets of
+# one 4 KiB SEND arriving 0.5 ms after their QP was destroyed).  Such
+# packets, to a QP that existed, are dropped and counted as any receiver
+# must; test_counters leaves out the ones that came during this case.
 test_srq() {
+	local before
+	before=$(hw_counter sroce0 rx_drop_no_qp)
 	local_pair sroce0 sroce0 "$(g0)" "$(g0)" ibv_srq_pingpong -q 4 -s 4096 -n 100 -c
+	echo $(($(hw_counter sroce0 rx_drop_no_qp) - before)) > "$WORK/srq_no_qp"
+	echo "packets to QPs ibv_srq_pingpong had destroyed: $(< "$WORK/srq_no_qp")"
 	pingpong_check 4096 100
 }
 
@@ -180,18 +190,24 @@ test_rmmod() {
 }
 
 # Every packet of all the above reached a QP: none was dropped for want of
-# a device or a QP, none failed its checks.
+# a device or a QP (but those ibv_srq_pingpong sent to QPs it had
+# destroyed: test_srq), none failed its checks.
 test_counters() {
-	local d c n snap
+	local d c n snap srq=0
 	snap=$(< "$WORK/snap")
 	hw_moved "$snap"
 	hw_at_least "$snap" sroce0 rx_qp 10000
 	hw_at_least "$snap" sroce1 rx_qp 1000
 	cat /proc/net/sroce
 	grep -qx 'rx_no_dev 0' /proc/net/sroce || fail "datagrams went unclaimed"
+	[ ! -e "$WORK/srq_no_qp" ] || srq=$(< "$WORK/srq_no_qp")
 	for d in sroce0 sroce1; do
 		for c in rx_drop_no_qp rx_drop_not_peer; do
 			n=$(hw_counter "$d" "$c")
+			if [ "$d $c" = "sroce0 rx_drop_no_qp" ] && [ "$srq" -gt 0 ]; then
+				echo "sroce0 rx_drop_no_qp $n, $srq of them to QPs ibv_srq_pingpong had destroyed"
+				n=$((n - srq))
+			fi
 			[ "$n" -eq 0 ] || fail "$d $c is $n"
 		done
 		for c in "$HW_SYSFS/$d"/ports/1/hw_counters/rx_err_*; do

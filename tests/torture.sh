@@ -356,19 +356,30 @@ wire_drops() {
 }
 
 # resent_below PERMILLE: since TORTURE_SNAP, sroce0 and sroce1 together
-# sent fewer than PERMILLE per 1000 of their packets again.
+# sent fewer than PERMILLE per 1000 of their packets again.  On a kernel
+# several times slower (SROCE_TIMEOUT_SCALE > 1: the debug kernel, whose
+# KASAN, lockdep and kmemleak scans stall a CPU beyond any round-trip
+# estimate) the RTO probes, one packet per expiry by design, are shown and
+# not counted: what is bounded there is the resending that follows a loss
+# or a timeout (2026-11-28: 365 of 71,588 packets sent again on the debug
+# kernel, all of them RTO probes).
 resent_below() {
-	local d c v now sent=0 again=0
+	local d c v now sent=0 again=0 probes=0
 	while read -r d c v; do
-		case $c in tx_packets | retransmits) ;; *) continue ;; esac
+		case $c in tx_packets | retransmits | rto_probes) ;; *) continue ;; esac
 		read -r now < "$HW_SYSFS/$d/ports/1/hw_counters/$c"
-		if [ "$c" = tx_packets ]; then
-			sent=$((sent + now - v))
-		else
-			again=$((again + now - v))
-		fi
+		case $c in
+		tx_packets) sent=$((sent + now - v)) ;;
+		retransmits) again=$((again + now - v)) ;;
+		*) probes=$((probes + now - v)) ;;
+		esac
 	done <<< "$TORTURE_SNAP"
-	echo "sent $sent packets, $again of them again ($((again * 1000 / (sent ? sent : 1))) per 1000, fewer than $1 expected)"
+	echo "sent $sent packets, $again of them again, $probes of those RTO probes"
+	if [ "$SROCE_TIMEOUT_SCALE" -gt 1 ]; then
+		echo "a slow kernel (SROCE_TIMEOUT_SCALE $SROCE_TIMEOUT_SCALE): the RTO probes are not counted"
+		again=$((again - probes))
+	fi
+	echo "$again sent again ($((again * 1000 / (sent ? sent : 1))) per 1000, fewer than $1 expected)"
 	[ "$sent" -gt 0 ] || fail "nothing was sent"
 	[ "$((again * 1000))" -lt "$(($1 * sent))" ] ||
 		fail "$again of $sent packets sent again on a wire that lost none"

@@ -40,7 +40,7 @@ bool sroce_req_is_rd(u32 opcode)
 u32 sroce_req_rd_npsn(const struct sroce_qp *qp, const struct sroce_swqe *w)
 {
 	u32 npkts = sroce_seg_npkts(w->length, qp->pmtu);
-	u32 unit = sroce_swqe_rd_unit(w, qp->pmtu);
+	u32 unit = sroce_rd_unit(npkts);
 	u32 done = qp->req.cur_off / qp->pmtu;
 	u32 out = sroce_psn_outstanding(qp->req.psn_next, qp->comp.psn_una);
 	u32 room = qp->comp.cwnd > out ? qp->comp.cwnd - out : 0;

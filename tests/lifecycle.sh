@@ -331,10 +331,9 @@ mem_snapshot() {
 
 # callers_snapshot NAME: with a kernel that tracks the kmalloc caches'
 # callers (booted with slub_debug=U,kmalloc-*: the "# guest-append" line
-# above), "CACHE<TAB>CLASS<TAB>COUNT<TAB>STACK" lines into
-# $WORK/NAME.callers, one per allocating call stack, CLASS "rdma" when a
-# frame of the stack is in sroce or the RDMA core's modules, "other"
-# otherwise; the raw lists into $SROCE_OUT (kept on the host).  6.1 lists
+# above), "CACHE<TAB>COUNT<TAB>STACK" lines into $WORK/NAME.callers, one
+# per allocating call stack with a frame in sroce or the RDMA core's
+# modules; the raw lists into $SROCE_OUT (kept on the host).  6.1 lists
 # them in debugfs, /sys/kernel/debug/slab/CACHE/alloc_traces: per stack a
 # line "COUNT CALLER age=... pid=..." and the stack's frames below it.
 callers_snapshot() {
@@ -364,15 +363,19 @@ callers_snapshot() {
 			}
 			END {
 				flush()
-				for (k in n) printf "%s\t%s\t%d\t%s\n", c, k in r ? "rdma" : "other", n[k], k
+				for (k in r) printf "%s\t%d\t%s\n", c, n[k], k
 			}' "$f" >> "$WORK/$1.callers"
 	done
 }
 
-# callers_tracked NAME: the snapshot NAME has the callers (the kernel
-# tracks them).
+# callers_tracked: the kernel tracks the kmalloc caches' callers (6.1
+# makes alloc_traces only for a cache with SLAB_STORE_USER).
 callers_tracked() {
-	[ -s "$WORK/$1.callers" ]
+	local f
+	for f in /sys/kernel/debug/slab/kmalloc-*/alloc_traces; do
+		[ -r "$f" ] && return 0
+	done
+	return 1
 }
 
 # rdma_compare BEFORE NOW: the kmalloc objects whose allocating stack runs
@@ -381,19 +384,19 @@ callers_tracked() {
 # (status 1) on a growth beyond RDMA_NOISE objects.
 rdma_compare() {
 	awk -F '\t' -v noise="$RDMA_NOISE" '
-		$2 != "rdma" { next }
-		NR == FNR { was[$1 FS $4] = $3; all[$1 FS $4] = 1; next }
-		{ now[$1 FS $4] = $3; all[$1 FS $4] = 1 }
+		NR == FNR { was[$1 FS $3] = $2; all[$1 FS $3] = 1; next }
+		{ now[$1 FS $3] = $2; all[$1 FS $3] = 1 }
 		END {
+			top = "sort -rn | head -n 20 | cut -f2-"
 			for (k in all) {
 				d = now[k] - was[k]
 				t += d
 				if (d > 0) {
 					split(k, f, FS)
-					printf "%d\t  %+d %s: %s\n", d, d, f[1], substr(f[2], 1, 400) | "sort -rn | head -n 20 | cut -f2-"
+					printf "%d\t  %+d %s: %s\n", d, d, f[1], substr(f[2], 1, 400) | top
 				}
 			}
-			close("sort -rn | head -n 20 | cut -f2-")
+			close(top)
 			printf "  objects allocated through sroce and the RDMA core: %+d (at most %d)\n", t, noise
 			exit t > noise
 		}' "$WORK/$1.callers" "$WORK/$2.callers"
@@ -720,7 +723,9 @@ test_no_leak() {
 	# With the callers tracked, they decide, and a kmalloc cache's count
 	# is only shown: the caches the namespaces use move by hundreds of
 	# objects from round to round (Documentation/testing.md).
-	callers_tracked baseline && tracked=bytes
+	callers_tracked && tracked=bytes
+	[ -z "$tracked" ] || [ -s "$WORK/baseline.callers" ] ||
+		fail "no object of sroce or the RDMA core in the baseline's alloc_traces"
 	# Deferred frees (RCU, kfree_rcu batches of up to 5 s, work
 	# queues) may still be on their way.  The verdict is the comparison
 	# shown: a fresh snapshot taken after it would be another one.

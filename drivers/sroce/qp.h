@@ -425,9 +425,9 @@ struct sroce_qp_slot {
  * @mcast: UD: the QP's multicast attachments (mcast.c), under the
  *	device's mcast.lock
  *
- * The core allocates it (kzalloc) for every QP: 2024 bytes with Debian
- * 6.1's struct ib_qp, in the 2 KiB slab class; 32 bytes more move every
- * QP to the 4 KiB class (tests/scale.sh measures an idle QP's memory).
+ * The core allocates it (kzalloc) for every QP: 2072 bytes with Debian
+ * 6.1's struct ib_qp, 24 over the 2 KiB slab class, so in the 4 KiB one
+ * (tests/scale.sh measures an idle QP's memory).
  */
 struct sroce_qp {
 	struct ib_qp ibqp;

@@ -39,7 +39,7 @@ IP1=10.93.9.2
 # builds both for the debug kernel).
 KVERBS_KO=${SROCE_KVERBS_KO:-${SROCE_KO%/drivers/sroce/sroce.ko}/tests/kmod/sroce_kverbs_test.ko}
 # Cases of the module (its "1..N"); each run adds its insmod case.
-KVT_CASES=23
+KVT_CASES=24
 KVT_DIR=$(mktemp -d)
 # Set when an insmod never returned: nothing can be unloaded any more.
 KVT_STUCK=$KVT_DIR/stuck

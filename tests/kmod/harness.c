@@ -58,6 +58,8 @@ static const struct kvt_case kvt_cases[] = {
 	  KVT_RD_ATOM | KVT_QPS, kvt_case_read },
 	{ "RDMA WRITE with a wrong rkey variant: REM_ACCESS_ERR, nothing written",
 	  KVT_QPS, kvt_case_bad_rkey },
+	{ "RDMA WRITE then SEND, posted apart, taken in one receive batch",
+	  KVT_QPS, kvt_case_write_send_apart },
 	{ "FRWR: alloc_mr(MEM_REG) and ib_map_mr_sg of 4 pages",
 	  KVT_FRWR, kvt_case_fr_map },
 	{ "FRWR: REG_MR with a new key variant",

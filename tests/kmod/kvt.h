@@ -45,7 +45,8 @@
  *   setup.c      devices, GIDs, PDs, CQs, buffers, QPs; set-up and teardown
  *   send.c       SEND with SGEs and with immediate data
  *   handlers.c   posting from completion handlers (softirq, work queue)
- *   rdma.c       RDMA WRITE (also WITH_IMM), READ, a wrong rkey
+ *   rdma.c       RDMA WRITE (also WITH_IMM, and followed by a SEND posted
+ *		  apart), READ, a wrong rkey
  *   frwr.c       fast registration, LOCAL_INV, SEND_WITH_INV
  *   atomics.c    FETCH_ADD and CMP_SWP through an FRWR MR
  *   lifecycle.c  ib_drain_qp() and a return through RESET
@@ -75,6 +76,10 @@
 #define KVT_FR_LEN	(KVT_FR_PAGES * PAGE_SIZE - KVT_FR_OFF0 - \
 			 (PAGE_SIZE - KVT_FR_LAST))
 #define KVT_FR_DEPTH	16
+/* A WRITE of 4 packets and a SEND, posted apart: KVT_APART_PAIRS times. */
+#define KVT_APART_PAIRS	32
+#define KVT_APART_DATA	4096
+#define KVT_APART_MSG	200
 
 #define kvt_diag(fmt, ...) pr_info("# " fmt, ##__VA_ARGS__)
 
@@ -318,6 +323,7 @@ enum kvt_result kvt_case_write(struct kvt_ctx *ctx);
 enum kvt_result kvt_case_write_imm(struct kvt_ctx *ctx);
 enum kvt_result kvt_case_read(struct kvt_ctx *ctx);
 enum kvt_result kvt_case_bad_rkey(struct kvt_ctx *ctx);
+enum kvt_result kvt_case_write_send_apart(struct kvt_ctx *ctx);
 
 /* frwr.c */
 bool kvt_has_frwr(struct ib_device *dev);

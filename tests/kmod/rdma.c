@@ -91,6 +91,68 @@ enum kvt_result kvt_case_read(struct kvt_ctx *ctx)
 	return KVT_PASS;
 }
 
+/*
+ * A storage target's reply as nfsd and nvmet post it: an RDMA WRITE of the
+ * data, then, in a post of its own, the SEND that reports it.  Bottom
+ * halves are off around both posts, so both packets wait in the receiving
+ * CPU's backlog and B's receive softirq takes them in one batch, each
+ * asking for an ACK.  The data of both and their order are checked.
+ */
+enum kvt_result kvt_case_write_send_apart(struct kvt_ctx *ctx)
+{
+	struct kvt_end *a = &ctx->a, *b = &ctx->b;
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.opcode = IB_WR_RDMA_WRITE,
+			.num_sge = 1,
+		},
+		.rkey = b->pd->unsafe_global_rkey,
+	};
+	struct ib_send_wr send = {
+		.opcode = IB_WR_SEND,
+		.num_sge = 1,
+	};
+	struct ib_sge data = kvt_sge(a, 0, KVT_APART_DATA);
+	struct ib_sge msg = kvt_sge(a, KVT_APART_DATA, KVT_APART_MSG);
+	struct ib_sge dst = kvt_sge(b, KVT_APART_DATA, KVT_APART_MSG);
+	struct kvt_op *wop, *sop, *rop;
+	int i, ret;
+
+	wr.wr.sg_list = &data;
+	wr.remote_addr = b->dma;
+	send.sg_list = &msg;
+	for (i = 0; i < KVT_APART_PAIRS; i++) {
+		kvt_fill(a->buf, KVT_APART_DATA + KVT_APART_MSG, 20 + i, 0);
+		memset(b->buf, KVT_CANARY, KVT_APART_DATA + KVT_APART_MSG + 1);
+		rop = kvt_post_recv(ctx, b, &dst, 1);
+		if (!rop)
+			return KVT_FAIL;
+		local_bh_disable();
+		wop = kvt_post_send(ctx, a, &wr.wr);
+		sop = wop ? kvt_post_send(ctx, a, &send) : NULL;
+		local_bh_enable();
+		ret = wop ? kvt_reap(ctx, wop, "A: RDMA WRITE", IB_WC_SUCCESS,
+				     IB_WC_RDMA_WRITE) : -EIO;
+		ret = (sop ? kvt_reap(ctx, sop, "A: SEND", IB_WC_SUCCESS,
+				      IB_WC_SEND) : -EIO) ?: ret;
+		ret = kvt_reap(ctx, rop, "B: RECV", IB_WC_SUCCESS,
+			       IB_WC_RECV) ?: ret;
+		if (ret)
+			return KVT_FAIL;
+		if (rop->wc.byte_len != KVT_APART_MSG) {
+			kvt_diag("B: RECV of %u B, want %u\n", rop->wc.byte_len,
+				 KVT_APART_MSG);
+			return KVT_FAIL;
+		}
+		if (!kvt_check("B", b->buf, KVT_APART_DATA + KVT_APART_MSG,
+			       20 + i, 0) ||
+		    !kvt_check_val("B after", b->buf + KVT_APART_DATA +
+				   KVT_APART_MSG, 1, KVT_CANARY))
+			return KVT_FAIL;
+	}
+	return KVT_PASS;
+}
+
 /* A WRITE with B's global rkey of another variant byte is refused. */
 enum kvt_result kvt_case_bad_rkey(struct kvt_ctx *ctx)
 {

@@ -262,9 +262,10 @@ int detach_mcast(ibv_qp *ibqp, const ibv_gid *gid, std::uint16_t lid) noexcept
  * Posts in RTS, SQD, SQE and ERROR (the kernel flushes what is posted in
  * ERROR).  The doorbell check follows the publication of the producer
  * index and needs no lock: each poster looks at the word after its own
- * store.  If the doorbell itself fails (the uverbs file refuses the
- * command: the device is gone), the WQEs are in the ring but the kernel
- * was not woken; the error is returned with *bad_wr at the first request.
+ * store (and rings anyway every sq_doorbell_every posts, wqe.h).  If the
+ * doorbell itself fails (the uverbs file refuses the command: the device
+ * is gone), the WQEs are in the ring but the kernel was not woken; the
+ * error is returned with *bad_wr at the first request.
  */
 int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept
 {
@@ -279,9 +280,11 @@ int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept
 	}
 	qp_lock(q, &q->sq_lock);
 	int ret = wq_post_send(q->sq, ibqp->qp_type, wr, bad_wr, &posted);
+	const std::uint32_t prod = q->sq.prod;
 	qp_unlock(q, &q->sq_lock);
 
-	if (posted != 0 && sq_doorbell_needed(q->sq.ring)) {
+	if (posted != 0 &&
+	    (sq_doorbell_due(prod, posted) || sq_doorbell_needed(q->sq.ring))) {
 		const int db = qp_ring_doorbell(ibqp);
 
 		if (db != 0 && ret == 0) {

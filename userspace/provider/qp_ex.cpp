@@ -236,8 +236,10 @@ int wr_complete(ibv_qp_ex *qpx) noexcept
 	} else {
 		ret = wrb_complete(q->wrb, q->sq, ibqp->qp_type, &posted);
 	}
+	const std::uint32_t prod = q->sq.prod;
 	qp_unlock(q, &q->sq_lock);
-	if (posted != 0 && sq_doorbell_needed(q->sq.ring))
+	if (posted != 0 &&
+	    (sq_doorbell_due(prod, posted) || sq_doorbell_needed(q->sq.ring)))
 		ret = qp_ring_doorbell(ibqp);
 	return ret;
 }

@@ -158,6 +158,29 @@ constexpr bool doorbell_wanted(std::uint32_t notify)
 }
 
 /*
+ * While the kernel's requester waits for the answer to packets it sent, a
+ * post needs no doorbell: the answer runs the requester, which takes what
+ * was posted meanwhile.  A process that posts many WQEs at once (perftest
+ * after each completion of its CQ moderation) would have them wait up to
+ * a round trip; a doorbell whenever the producer index passes a multiple
+ * of this starts them early, one system call per this many posts at most.
+ */
+inline constexpr std::uint32_t sq_doorbell_every = 16;
+
+/*
+ * Did a post of posted (> 0) WQEs, which left the producer index at prod,
+ * pass a multiple of sq_doorbell_every?  (Free-running indices: the power
+ * of two divides 2^32, so the wrap is one more multiple.)
+ */
+constexpr bool sq_doorbell_due(std::uint32_t prod, std::uint32_t posted)
+{
+	static_assert((sq_doorbell_every & (sq_doorbell_every - 1)) == 0);
+	return posted >= sq_doorbell_every ||
+	       ((prod - posted) & (sq_doorbell_every - 1)) + posted >=
+		       sq_doorbell_every;
+}
+
+/*
  * After a post published its producer index: a full barrier, then the
  * notification word (the kernel sets the bit, issues a full barrier and
  * reads the producer index before it idles, so one side sees the other).

@@ -363,7 +363,10 @@ struct sroce_resize_cq_resp {
  * index once more, so a WQE is never left behind.  The requester of an RC
  * QP with packets sent and not yet acknowledged does not set the bit: the
  * acknowledgment (or response) runs it again, and it takes what was posted
- * meanwhile.
+ * meanwhile.  A doorbell is never wrong: user space may ring it when the
+ * bit is clear (sroce's provider does every 16 posts, so that a long
+ * burst of posts need not wait for the answer), and the requester then
+ * looks at the ring once more.
  *
  * The indices of both rings are reset to 0 by the kernel when the QP enters
  * the RESET state; user space forgets its own copies at the same time.

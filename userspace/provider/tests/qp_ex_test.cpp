@@ -441,6 +441,19 @@ TEST_F(QpEx, DoorbellOnlyWhenTheKernelIsIdle)
 	EXPECT_EQ(written(), 0U);
 }
 
+TEST_F(QpEx, DoorbellEverySixteenPostsWhileTheKernelSends)
+{
+	for (std::uint32_t i = 1; i <= 32; ++i) {
+		*q_->sq.ring.consumer = *q_->sq.ring.producer;
+		ibv_wr_start(x_);
+		ibv_wr_send(x_);
+		ASSERT_EQ(ibv_wr_complete(x_), 0) << i;
+		EXPECT_EQ(written(),
+			  i % 16 == 0 ? sroce::post_send_cmd::size : 0U)
+			<< i;
+	}
+}
+
 TEST(QpInitAttr, SendOpsTheQpTypeCanPost)
 {
 	ibv_pd pd{};

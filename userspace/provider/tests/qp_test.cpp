@@ -194,6 +194,35 @@ TEST_F(QpPost, DoorbellOnlyWhenTheKernelIsIdle)
 	EXPECT_EQ(written().size(), 32U);
 }
 
+TEST_F(QpPost, DoorbellEverySixteenPostsWhileTheKernelSends)
+{
+	ibqp_->state = IBV_QPS_RTS;
+	ibv_send_wr *bad = nullptr;
+	std::uint32_t *cons = q_->sq.ring.consumer;
+
+	/* The kernel waits for an answer: the bit stays clear. */
+	set_doorbell(false);
+	for (std::uint32_t i = 1; i <= 40; ++i) {
+		*cons = *q_->sq.ring.producer; /* the ring has 8 slots */
+		ASSERT_EQ(post_send(&bad), 0) << i;
+		EXPECT_EQ(written().size(), i % 16 == 0 ? 32U : 0U) << i;
+	}
+	/* A list rings once when it reaches a multiple (48), else not. */
+	ibv_send_wr more[8] = {};
+	for (int i = 0; i < 8; ++i) {
+		more[i].opcode = IBV_WR_SEND;
+		more[i].next = i < 7 ? &more[i + 1] : nullptr;
+	}
+	*cons = *q_->sq.ring.producer;
+	ASSERT_EQ(sroce::post_send(ibqp_, more, &bad), 0);
+	EXPECT_EQ(written().size(), 32U);
+	more[6].next = nullptr;
+	*cons = *q_->sq.ring.producer;
+	ASSERT_EQ(sroce::post_send(ibqp_, more, &bad), 0);
+	EXPECT_TRUE(written().empty());
+	EXPECT_EQ(*q_->sq.ring.producer, 55U);
+}
+
 TEST_F(QpPost, NoDoorbellWhenNothingWasPosted)
 {
 	ibqp_->state = IBV_QPS_RTS;

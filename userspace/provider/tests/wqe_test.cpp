@@ -1050,6 +1050,29 @@ TEST_F(WqRing, ResetForgetsTheProducerIndex)
 	EXPECT_EQ(send_wqe(0).wr_id, 50U);
 }
 
+TEST(SqDoorbellDue, EveryMultipleOfSixteenPassed)
+{
+	constexpr std::uint32_t every = sroce::sq_doorbell_every;
+
+	static_assert(every == 16);
+	/* One at a time from 0: due at 16, 32, ... and never between. */
+	for (std::uint32_t prod = 1; prod <= 4 * every; ++prod)
+		EXPECT_EQ(sroce::sq_doorbell_due(prod, 1), prod % every == 0)
+			<< prod;
+	/* A list passes a multiple inside it, or lands on one. */
+	EXPECT_FALSE(sroce::sq_doorbell_due(15, 15));
+	EXPECT_TRUE(sroce::sq_doorbell_due(16, 15));
+	EXPECT_TRUE(sroce::sq_doorbell_due(17, 3));
+	EXPECT_FALSE(sroce::sq_doorbell_due(31, 14));
+	EXPECT_TRUE(sroce::sq_doorbell_due(40, every));
+	EXPECT_TRUE(sroce::sq_doorbell_due(41, 1000));
+	/* The free-running index wraps: 0 is a multiple like any other. */
+	EXPECT_TRUE(sroce::sq_doorbell_due(0, 1));
+	EXPECT_TRUE(sroce::sq_doorbell_due(3, 5));
+	EXPECT_FALSE(sroce::sq_doorbell_due(0xfffffffeU, 1));
+	EXPECT_FALSE(sroce::sq_doorbell_due(0xfffffff2U, 2));
+}
+
 TEST_F(WqRing, DoorbellOnlyWhenTheKernelAsks)
 {
 	make(4, true);

@@ -175,9 +175,8 @@ inline constexpr std::uint32_t sq_doorbell_every = 16;
 constexpr bool sq_doorbell_due(std::uint32_t prod, std::uint32_t posted)
 {
 	static_assert((sq_doorbell_every & (sq_doorbell_every - 1)) == 0);
-	return posted >= sq_doorbell_every ||
-	       ((prod - posted) & (sq_doorbell_every - 1)) + posted >=
-		       sq_doorbell_every;
+	return ((prod - posted) & (sq_doorbell_every - 1)) + posted >=
+	       sq_doorbell_every;
 }
 
 /*

@@ -283,8 +283,7 @@ int post_send(ibv_qp *ibqp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept
 	const std::uint32_t prod = q->sq.prod;
 	qp_unlock(q, &q->sq_lock);
 
-	if (posted != 0 &&
-	    (sq_doorbell_due(prod, posted) || sq_doorbell_needed(q->sq.ring))) {
+	if (sq_doorbell_after_post(q->sq.ring, prod, posted)) {
 		const int db = qp_ring_doorbell(ibqp);
 
 		if (db != 0 && ret == 0) {

@@ -238,8 +238,7 @@ int wr_complete(ibv_qp_ex *qpx) noexcept
 	}
 	const std::uint32_t prod = q->sq.prod;
 	qp_unlock(q, &q->sq_lock);
-	if (posted != 0 &&
-	    (sq_doorbell_due(prod, posted) || sq_doorbell_needed(q->sq.ring)))
+	if (sq_doorbell_after_post(q->sq.ring, prod, posted))
 		ret = qp_ring_doorbell(ibqp);
 	return ret;
 }

@@ -441,6 +441,13 @@ bool sq_doorbell_needed(const ring_view &sq) noexcept
 				       .load(std::memory_order_seq_cst));
 }
 
+bool sq_doorbell_after_post(const ring_view &sq, std::uint32_t prod,
+			    std::uint32_t posted) noexcept
+{
+	return posted != 0 &&
+	       (sq_doorbell_due(prod, posted) || sq_doorbell_needed(sq));
+}
+
 post_send_cmd make_doorbell_cmd(std::uint32_t qp_handle,
 				ib_uverbs_post_send_resp *resp) noexcept
 {

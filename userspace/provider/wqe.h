@@ -188,6 +188,15 @@ constexpr bool sq_doorbell_due(std::uint32_t prod, std::uint32_t posted)
 bool sq_doorbell_needed(const ring_view &sq) noexcept;
 
 /*
+ * After a post of posted WQEs that left the producer index at prod (read
+ * under the SQ lock) and was published: ring the doorbell?  Not for an
+ * empty post; then every sq_doorbell_every posts, else when the kernel
+ * asks.
+ */
+bool sq_doorbell_after_post(const ring_view &sq, std::uint32_t prod,
+			    std::uint32_t posted) noexcept;
+
+/*
  * The doorbell: POST_SEND for QP qp_handle without work requests, as
  * write() sends it on the uverbs file; the kernel writes its
  * ib_uverbs_post_send_resp to *resp.

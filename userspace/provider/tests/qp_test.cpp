@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <span>
 #include <unistd.h>
 #include <vector>
 
@@ -88,6 +89,17 @@ protected:
 	void set_doorbell(bool on)
 	{
 		*q_->sq.ring.notify = on ? SROCE_SQ_NOTIFY_DOORBELL : 0;
+	}
+
+	/* A list of SENDs over wrs, in order. */
+	static void chain_sends(std::span<ibv_send_wr> wrs)
+	{
+		for (std::size_t i = 0; i < wrs.size(); ++i) {
+			wrs[i] = {};
+			wrs[i].opcode = IBV_WR_SEND;
+			wrs[i].next =
+				i + 1 < wrs.size() ? &wrs[i + 1] : nullptr;
+		}
 	}
 
 	int post_send(ibv_send_wr **bad)
@@ -185,11 +197,8 @@ TEST_F(QpPost, DoorbellOnlyWhenTheKernelIsIdle)
 	EXPECT_EQ(*q_->sq.ring.producer, 2U);
 
 	/* A whole list rings once. */
-	ibv_send_wr more[3] = {};
-	for (int i = 0; i < 3; ++i) {
-		more[i].opcode = IBV_WR_SEND;
-		more[i].next = i < 2 ? &more[i + 1] : nullptr;
-	}
+	ibv_send_wr more[3];
+	chain_sends(more);
 	ASSERT_EQ(sroce::post_send(ibqp_, more, &bad), 0);
 	EXPECT_EQ(written().size(), 32U);
 }
@@ -208,11 +217,8 @@ TEST_F(QpPost, DoorbellEverySixteenPostsWhileTheKernelSends)
 		EXPECT_EQ(written().size(), i % 16 == 0 ? 32U : 0U) << i;
 	}
 	/* A list rings once when it reaches a multiple (48), else not. */
-	ibv_send_wr more[8] = {};
-	for (int i = 0; i < 8; ++i) {
-		more[i].opcode = IBV_WR_SEND;
-		more[i].next = i < 7 ? &more[i + 1] : nullptr;
-	}
+	ibv_send_wr more[8];
+	chain_sends(more);
 	*cons = *q_->sq.ring.producer;
 	ASSERT_EQ(sroce::post_send(ibqp_, more, &bad), 0);
 	EXPECT_EQ(written().size(), 32U);

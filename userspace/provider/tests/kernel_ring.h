@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -18,6 +19,15 @@
 namespace sroce_test {
 
 constexpr std::uint32_t kernel_page = 4096;
+
+/* A T as it lies at p in a ring (a WQE, a CQE), whatever p's alignment. */
+template <typename T>
+T read_as(const unsigned char *p)
+{
+	T v;
+	std::memcpy(&v, p, sizeof(v));
+	return v;
+}
 
 /*
  * The description of a ring of n entries (drivers/sroce/queue.h): the

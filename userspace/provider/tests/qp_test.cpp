@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <span>
 #include <unistd.h>
 #include <vector>
 
@@ -18,6 +17,7 @@
 #include "kernel_ring.h"
 #include "mw.h"
 #include "qp.h"
+#include "wr_list.h"
 
 namespace {
 
@@ -89,17 +89,6 @@ protected:
 	void set_doorbell(bool on)
 	{
 		*q_->sq.ring.notify = on ? SROCE_SQ_NOTIFY_DOORBELL : 0;
-	}
-
-	/* A list of SENDs over wrs, in order. */
-	static void chain_sends(std::span<ibv_send_wr> wrs)
-	{
-		for (std::size_t i = 0; i < wrs.size(); ++i) {
-			wrs[i] = {};
-			wrs[i].opcode = IBV_WR_SEND;
-			wrs[i].next =
-				i + 1 < wrs.size() ? &wrs[i + 1] : nullptr;
-		}
 	}
 
 	int post_send(ibv_send_wr **bad)
@@ -198,7 +187,7 @@ TEST_F(QpPost, DoorbellOnlyWhenTheKernelIsIdle)
 
 	/* A whole list rings once. */
 	ibv_send_wr more[3];
-	chain_sends(more);
+	sroce_test::chain_sends(more);
 	ASSERT_EQ(sroce::post_send(ibqp_, more, &bad), 0);
 	EXPECT_EQ(written().size(), 32U);
 }
@@ -218,7 +207,7 @@ TEST_F(QpPost, DoorbellEverySixteenPostsWhileTheKernelSends)
 	}
 	/* A list rings once when it reaches a multiple (48), else not. */
 	ibv_send_wr more[8];
-	chain_sends(more);
+	sroce_test::chain_sends(more);
 	*cons = *q_->sq.ring.producer;
 	ASSERT_EQ(sroce::post_send(ibqp_, more, &bad), 0);
 	EXPECT_EQ(written().size(), 32U);

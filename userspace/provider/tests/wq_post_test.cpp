@@ -15,6 +15,7 @@
 
 #include "kernel_ring.h"
 #include "wqe.h"
+#include "wr_list.h"
 
 namespace {
 
@@ -78,12 +79,8 @@ protected:
 	/* A list of n send (or receive) requests, wr_id = first + i. */
 	void make_send_list(std::size_t n, std::uint64_t first)
 	{
-		swr_.assign(n, ibv_send_wr{});
-		for (std::size_t i = 0; i < n; ++i) {
-			swr_[i].wr_id = first + i;
-			swr_[i].opcode = IBV_WR_SEND;
-			swr_[i].next = i + 1 < n ? &swr_[i + 1] : nullptr;
-		}
+		swr_.resize(n);
+		sroce_test::chain_sends(swr_, first);
 	}
 
 	void make_recv_list(std::size_t n, std::uint64_t first)

@@ -25,7 +25,7 @@ expect() {
 	local log names left=no
 	log=$(cat)
 	names=$(awk -v mode=names -f "$awkf" <<< "$log" | sort -u | paste -sd, -)
-	awk -f "$awkf" <<< "$log" | grep -Eq "$trouble" && left=yes
+	grep -Eq "$trouble" <<< "$(awk -f "$awkf" <<< "$log")" && left=yes
 	if [ "$names" = "$2" ] && [ "$left" = "$3" ]; then
 		echo "ok: $1"
 	else

@@ -47,19 +47,22 @@ test_load() {
 
 test_link_add() {
 	rdma link add sroce0 type sroce netdev v0
-	rdma link show sroce0/1 | tee /dev/stderr | grep -q 'state ACTIVE'
-	rdma link show sroce0/1 | grep -q 'netdev v0'
+	local out
+	out=$(rdma link show sroce0/1)
+	echo "$out" >&2
+	grep -q 'state ACTIVE' <<< "$out"
+	grep -q 'netdev v0' <<< "$(rdma link show sroce0/1)"
 }
 
 test_devinfo() {
 	local out
 	out=$(ibv_devinfo -d sroce0)
 	echo "$out"
-	echo "$out" | grep -q 'transport:.*InfiniBand'
-	echo "$out" | grep -q 'state:.*PORT_ACTIVE'
-	echo "$out" | grep -q 'link_layer:.*Ethernet'
-	echo "$out" | grep -q 'active_mtu:.*1024'
-	ibv_devices | grep -q sroce0
+	grep -q 'transport:.*InfiniBand' <<< "$out"
+	grep -q 'state:.*PORT_ACTIVE' <<< "$out"
+	grep -q 'link_layer:.*Ethernet' <<< "$out"
+	grep -q 'active_mtu:.*1024' <<< "$out"
+	grep -q sroce0 <<< "$(ibv_devices)"
 }
 
 # sroce0 sits under /sys/devices/virtual like rdma_rxe and siw: no parent
@@ -135,7 +138,7 @@ test_mtu() {
 test_link_delete() {
 	rdma link delete sroce0
 	wait_for 10 rdma_dev_gone sroce0
-	if ibv_devices | grep -q sroce0; then fail "ibv_devices still lists sroce0"; fi
+	if grep -q sroce0 <<< "$(ibv_devices)"; then fail "ibv_devices still lists sroce0"; fi
 	# The netdev is free again: a new link on it works.
 	rdma link add sroce0 type sroce netdev v0
 	rdma_dev_exists sroce0
@@ -143,10 +146,10 @@ test_link_delete() {
 
 test_link_add_netns() {
 	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
-	ip netns exec "$NS" rdma link show sroce1/1 | grep -q 'netdev v1'
+	grep -q 'netdev v1' <<< "$(ip netns exec "$NS" rdma link show sroce1/1)"
 	ip netns exec "$NS" ibv_devinfo -v -d sroce1 | grep -E 'state|GID'
 	[ "$(ip netns exec "$NS" ibv_devinfo -d sroce1 | awk '/state:/ {print $2}')" = PORT_ACTIVE ]
-	ip netns exec "$NS" ibv_devinfo -v -d sroce1 | grep -q '::ffff:10\.91\.0\.2'
+	grep -q '::ffff:10\.91\.0\.2' <<< "$(ip netns exec "$NS" ibv_devinfo -v -d sroce1)"
 }
 
 test_netns_delete() {

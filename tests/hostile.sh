@@ -84,7 +84,7 @@ _replay() {
 # case.  A kernel log that gained trouble meanwhile fails it as well.
 hostile() {
 	local check=$1 out pid rc=0 t=0 limit=$((180 * SROCE_TIMEOUT_SCALE))
-	local before
+	local before added
 	shift
 	before=$(dmesg | wc -l)
 	out=$(mktemp)
@@ -102,8 +102,9 @@ hostile() {
 	wait "$pid" || rc=$?
 	ktap_tool _replay "$out" "$rc" || rc=$?
 	rm -f "$out"
-	if dmesg | tail -n +"$((before + 1))" | grep -Eq "$KERNEL_TROUBLE"; then
-		dmesg | tail -n +"$((before + 1))" | grep -E -A 30 -m1 "$KERNEL_TROUBLE"
+	added=$(dmesg | tail -n +"$((before + 1))")
+	if grep -Eq "$KERNEL_TROUBLE" <<< "$added"; then
+		grep -E -A 30 -m1 "$KERNEL_TROUBLE" <<< "$added"
 		fail "the kernel log gained trouble during $check"
 	fi
 	return "$rc"

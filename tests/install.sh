@@ -33,7 +33,7 @@ test_install() {
 	[ -e "/lib/modules/$KVER/updates/drivers/sroce/sroce.ko" ] ||
 		[ -e "/lib/modules/$KVER/updates/sroce.ko" ] || fail "sroce.ko not installed under updates/"
 	modinfo sroce | grep -E '^(filename|alias|depends|license)'
-	modinfo -F alias sroce | grep -qx 'rdma-link-sroce'
+	grep -qx 'rdma-link-sroce' <<< "$(modinfo -F alias sroce)"
 	[ "$(modinfo -F license sroce)" = GPL ]
 }
 
@@ -41,7 +41,7 @@ test_modprobe() {
 	modprobe sroce
 	lsmod | grep '^sroce '
 	modprobe -r sroce
-	! lsmod | grep -q '^sroce '
+	! grep -q '^sroce ' <<< "$(lsmod)"
 }
 
 test_autoload() {
@@ -50,7 +50,7 @@ test_autoload() {
 	ip link set v1 up
 	sroce_unload
 	rdma link add sroce0 type sroce netdev v0
-	lsmod | grep -q '^sroce '
+	grep -q '^sroce ' <<< "$(lsmod)"
 	rdma link show sroce0/1
 	rdma link delete sroce0
 	wait_for 10 rdma_dev_gone sroce0

@@ -245,7 +245,7 @@ test_unload() {
 	rdma_links_delete sroce1 rxe0
 	sroce_unload
 	rxe_rmmod
-	! lsmod | grep -Eq '^(sroce|rdma_rxe|sroce_kverbs_test) '
+	! grep -Eq '^(sroce|rdma_rxe|sroce_kverbs_test) ' <<< "$(lsmod)"
 }
 
 cases() {

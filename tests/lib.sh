@@ -255,7 +255,7 @@ ktap_tool() {
 			fi
 		done <<< "$KTAP_OUT"
 	else
-		plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' <<< "$KTAP_OUT" | head -n1)
+		plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' <<< "$KTAP_OUT" | sed -n 1p)
 		results=$(grep -Ec "$re_result" <<< "$KTAP_OUT" || true)
 	fi
 	if [ "$rc" -ne 0 ]; then
@@ -320,11 +320,11 @@ sroce_load() {
 	# shellcheck disable=SC2086
 	[ -z "$deps" ] || modprobe -a $deps
 	modprobe ib_uverbs
-	lsmod | grep -q '^sroce ' || insmod "$SROCE_KO"
+	grep -q '^sroce ' <<< "$(lsmod)" || insmod "$SROCE_KO"
 }
 
 sroce_unload() {
-	if lsmod | grep -q '^sroce '; then
+	if grep -q '^sroce ' <<< "$(lsmod)"; then
 		rmmod sroce
 	fi
 }
@@ -348,14 +348,14 @@ rdma_dev_gone() {
 
 # port_state DEV: the state word of port 1 as ibv_devinfo prints it.
 port_state() {
-	ibv_devinfo -d "$1" | awk '/state:/ { print $2; exit }'
+	ibv_devinfo -d "$1" | awk '/state:/ && !done { print $2; done = 1 }'
 }
 
 gid_index() {
 	local re=${2//./\\.}
 	ibv_devinfo -v -d "$1" |
 		sed -nE "s/^[[:space:]]*GID\[ *([0-9]+)\]:[[:space:]]+$re, RoCE v2\$/\1/p" |
-		head -n1
+		sed -n 1p
 }
 
 has_gid() {
@@ -364,7 +364,7 @@ has_gid() {
 
 # active_mtu_is DEV MTU: port 1 of DEV reports active_mtu MTU.
 active_mtu_is() {
-	ibv_devinfo -d "$1" | grep -Eq "active_mtu:[[:space:]]+$2 "
+	grep -Eq "active_mtu:[[:space:]]+$2 " <<< "$(ibv_devinfo -d "$1")"
 }
 
 # udp4791_bound: a socket of init_net holds UDP port 4791 (rdma_rxe's).
@@ -378,7 +378,7 @@ udp4791_free() {
 
 # cm_listening: an RDMA CM ID listens (rping, ucmatose, perftest -R).
 cm_listening() {
-	rdma resource show cm_id | grep -q 'state LISTEN'
+	grep -q 'state LISTEN' <<< "$(rdma resource show cm_id)"
 }
 
 # The helpers of particular topologies, tools and workloads, a file each

@@ -107,7 +107,7 @@ trap lifecycle_cleanup EXIT
 side_net() {
 	local ns ip gw
 	side_vars "$1"
-	ip netns list | grep -qw "$ns" || {
+	grep -qw "$ns" <<< "$(ip netns list)" || {
 		ip netns add "$ns"
 		ip -n "$ns" link set lo up
 	}
@@ -387,7 +387,7 @@ rdma_compare() {
 		NR == FNR { was[$1 FS $3] = $2; all[$1 FS $3] = 1; next }
 		{ now[$1 FS $3] = $2; all[$1 FS $3] = 1 }
 		END {
-			top = "sort -rn | head -n 20 | cut -f2-"
+			top = "sort -rn | sed -n 1,20p | cut -f2-"
 			for (k in all) {
 				d = now[k] - was[k]
 				t += d
@@ -691,7 +691,7 @@ test_rmmod() {
 		rmmod sroce
 		echo "rmmod sroce right after kill -9 of its user: unloaded"
 	fi
-	! lsmod | grep -q '^sroce ' || fail "sroce still loaded"
+	! grep -q '^sroce ' <<< "$(lsmod)" || fail "sroce still loaded"
 	sroce_load
 	side_up a
 	side_up b

@@ -57,7 +57,7 @@ test_setup() {
 # sroce0 on v0, a device to collide with.
 sroce0_on_v0() {
 	rdma_dev_exists sroce0 || rdma link add sroce0 type sroce netdev v0
-	rdma link show sroce0/1 | grep -q 'netdev v0'
+	grep -q 'netdev v0' <<< "$(rdma link show sroce0/1)"
 }
 
 test_missing_netdev() {
@@ -87,7 +87,7 @@ test_duplicate_name() {
 	kernel_said 'sroce0: an RDMA device of that name exists'
 	# v1 has no device: a link with a fresh name on it works.
 	rdma link add sroce1 type sroce netdev v1
-	rdma link show sroce1/1 | grep -q 'netdev v1'
+	grep -q 'netdev v1' <<< "$(rdma link show sroce1/1)"
 }
 
 test_bad_name() {
@@ -106,7 +106,7 @@ test_nothing_left() {
 	ip link del v0
 	ip link del t0
 	timeout 20 rmmod sroce
-	! lsmod | grep -q '^sroce '
+	! grep -q '^sroce ' <<< "$(lsmod)"
 }
 
 cases() {

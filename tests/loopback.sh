@@ -76,7 +76,10 @@ g0_6() { gid_index sroce0 "$IP6_0"; }
 test_setup() {
 	sroce_local_pair "$IP0" "$IP1" "$IP6_0" "$IP6_1"
 	# sroce0's own address is local: its route is through lo.
-	ip route get "$IP0" oif v0 | tee /dev/stderr | grep -q ' dev lo '
+	local route
+	route=$(ip route get "$IP0" oif v0)
+	echo "$route" >&2
+	grep -q ' dev lo ' <<< "$route"
 	hw_snapshot sroce0 sroce1 > "$WORK/snap"
 	echo "sroce0 GID $(g0) (IPv6 $(g0_6)), sroce1 GID $(g1)"
 }

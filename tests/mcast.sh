@@ -47,7 +47,7 @@ groups_of() {
 joined() {
 	local dev=$1 grp=$2
 	shift 2
-	groups_of "$dev" "$@" | grep -qxF "$grp"
+	grep -qxF "$grp" <<< "$(groups_of "$dev" "$@")"
 }
 
 not_joined() { ! joined "$@"; }
@@ -100,7 +100,7 @@ test_mcasttest_mcast6() {
 	# The link-local GID (from the MAC) is there from the start.
 	ibv_devinfo -v -d sroce0 | grep -E 'fe80:.*RoCE v2'
 	ktap_tool "$MCASTTEST" sroce0 sroce1 mcast6
-	! ip maddr show dev v0 | grep -q 'ff02::5e:7:1' || fail "v0 still in ff02::5e:7:1"
+	! grep -q 'ff02::5e:7:1' <<< "$(ip maddr show dev v0)" || fail "v0 still in ff02::5e:7:1"
 }
 
 test_mcasttest_mcast_bad() {
@@ -122,7 +122,7 @@ test_exit_attached() {
 }
 
 rdma_no_user_qp() {
-	! rdma resource show qp | grep -q ' pid '
+	! grep -q ' pid ' <<< "$(rdma resource show qp)"
 }
 
 test_mckey() {

@@ -246,9 +246,9 @@ test_rdma_statistic() {
 	wait_for 5 counter_above sa0 rx_err_icrc "$ic"
 	out=$(rdma statistic show link sa0/1)
 	echo "$out"
-	echo "$out" | grep -Eq 'rx_drop_no_qp [1-9]'
-	echo "$out" | grep -Eq 'rx_err_icrc [1-9]'
-	echo "$out" | grep -q 'tx_packets 0'
+	grep -Eq 'rx_drop_no_qp [1-9]' <<< "$out"
+	grep -Eq 'rx_err_icrc [1-9]' <<< "$out"
+	grep -q 'tx_packets 0' <<< "$out"
 }
 
 # counter_above DEV NAME N: DEV's hw counter NAME is above N.

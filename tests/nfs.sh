@@ -59,7 +59,7 @@ trap cleanup EXIT
 # no_cm_ids: no RDMA CM ID (a listener, a connection) left on a sroce
 # device.
 no_cm_ids() {
-	! rdma resource show cm_id | grep -qE '^link sroce[01]/'
+	! grep -qE '^link sroce[01]/' <<< "$(rdma resource show cm_id)"
 }
 
 test_setup() {
@@ -68,7 +68,7 @@ test_setup() {
 	sroce_pair "$IP0" "$IP1"
 	ip link set lo up
 	# sroce0's own address is local: the loopback cases go through lo.
-	ip route get "$IP0" | grep -q ' dev lo '
+	grep -q ' dev lo ' <<< "$(ip route get "$IP0")"
 	# The data, made once: a large random file, and small ones of sizes
 	# spread from 0 to 68 KiB (inline below rpcrdma's 4 KiB threshold,
 	# RDMA chunks above).
@@ -119,9 +119,9 @@ nfs_io() {
 	! mountpoint -q "$MNT" || umount -l "$MNT"
 	"${run[@]}" mount -t nfs -o "rdma,port=$NFS_RDMA_PORT,$opts" "$IP0:$src" "$MNT"
 	grep " $MNT nfs" /proc/mounts
-	grep " $MNT nfs" /proc/mounts | grep -q "[,]proto=rdma," || fail "not mounted over RDMA"
-	grep " $MNT nfs" /proc/mounts | grep -q "[,]port=$NFS_RDMA_PORT," || fail "not on port $NFS_RDMA_PORT"
-	grep " $MNT nfs" /proc/mounts | grep -q "[,]vers=$vers," || fail "not NFS version $vers"
+	grep -q "[,]proto=rdma," <<< "$(grep " $MNT nfs" /proc/mounts)" || fail "not mounted over RDMA"
+	grep -q "[,]port=$NFS_RDMA_PORT," <<< "$(grep " $MNT nfs" /proc/mounts)" || fail "not on port $NFS_RDMA_PORT"
+	grep -q "[,]vers=$vers," <<< "$(grep " $MNT nfs" /proc/mounts)" || fail "not NFS version $vers"
 	grep -A 30 "mounted on $MNT " /proc/self/mountstats | grep -E '^[[:space:]]*xprt:[[:space:]]+rdma ' ||
 		fail "mountstats shows no rdma transport"
 

@@ -120,7 +120,7 @@ test_exit_cleans_up() {
 test_rmmod_with_open_context() {
 	objtest hold 'rmmod sroce && ! grep -q "^sroce " /proc/modules'
 	rdma_dev_gone sroce0
-	! lsmod | grep -q '^sroce '
+	! grep -q '^sroce ' <<< "$(lsmod)"
 }
 
 cases() {

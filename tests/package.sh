@@ -96,7 +96,7 @@ headers_to_tmpfs() {
 	dirs+=("$build" "$(dirname "$(readlink -f "$build/scripts")")")
 	# Debian's: the flavour's Makefile includes the -common one, whose
 	# include/ and arch/x86/ the build reads (not the other arches).
-	common=$(grep -o '/usr/src/linux-headers-[^/ ]*' "$build/Makefile" | head -n1)
+	common=$(grep -m1 -o '/usr/src/linux-headers-[^/ ]*' "$build/Makefile")
 	[ -z "$common" ] || dirs+=("$common/include" "$common/arch/x86")
 	for d in "${dirs[@]}"; do
 		[ -d "$d" ] || continue
@@ -146,7 +146,7 @@ test_install() {
 	echo "apt-get install took $((SECONDS - t0)) s (the DKMS build)"
 	[ "$rc" -eq 0 ] || fail "apt-get install failed (exit status $rc)"
 	# DKMS looked at every installed kernel ...
-	grep -E "^Building for .*$NOHDR_KVER" <<< "$out" | grep -q "$KVER" ||
+	grep -q "$KVER" <<< "$(grep -E "^Building for .*$NOHDR_KVER" <<< "$out")" ||
 		fail "the postinst did not consider every kernel in /lib/modules"
 	# ... skipped the one without headers, saying so ...
 	grep -q "sroce-dkms: kernel $NOHDR_KVER has no headers" <<< "$out" ||
@@ -155,13 +155,13 @@ test_install() {
 		fail "built for $NOHDR_KVER, which has no headers"
 	# ... and built and installed it for the one with headers.
 	dkms status sroce
-	dkms status sroce | grep -Eq "^sroce/$VERSION, $KVER, x86_64: installed" ||
+	grep -Eq "^sroce/$VERSION, $KVER, x86_64: installed" <<< "$(dkms status sroce)" ||
 		fail "dkms status does not show sroce installed for $KVER"
 	[ -e "$DKMS_KO" ] || fail "$DKMS_KO is missing"
 	[ "$(modinfo -k "$KVER" -F filename sroce)" = "$DKMS_KO" ] ||
 		fail "modinfo finds $(modinfo -k "$KVER" -F filename sroce), not $DKMS_KO"
-	modinfo -k "$KVER" -F alias sroce | grep -qx rdma-link-sroce
-	modinfo -k "$KVER" -F vermagic sroce | grep -q "^$KVER "
+	grep -qx rdma-link-sroce <<< "$(modinfo -k "$KVER" -F alias sroce)"
+	grep -q "^$KVER " <<< "$(modinfo -k "$KVER" -F vermagic sroce)"
 	[ "$(find /lib/modules -name 'sroce.ko*')" = "$DKMS_KO" ] ||
 		fail "other sroce.ko files: $(find /lib/modules -name 'sroce.ko*')"
 	[ -e "$PROVIDER" ] || fail "$PROVIDER is missing"
@@ -173,14 +173,14 @@ test_install() {
 
 test_autoload() {
 	debian_kernel_only
-	! lsmod | grep -q '^sroce ' || fail "sroce is loaded before rdma link add"
-	modprobe --show-depends rdma-link-sroce | grep -q "insmod $DKMS_KO" ||
+	! grep -q '^sroce ' <<< "$(lsmod)" || fail "sroce is loaded before rdma link add"
+	grep -q "insmod $DKMS_KO" <<< "$(modprobe --show-depends rdma-link-sroce)" ||
 		fail "modprobe does not resolve rdma-link-sroce to $DKMS_KO"
 	veth_ns "$IP0" "$IP1"
 	rdma link add sroce0 type sroce netdev v0
 	# modprobe (the kernel's request_module) found $DKMS_KO, the only
 	# sroce.ko under /lib/modules (test_install).
-	lsmod | grep -q '^sroce ' || fail "rdma link add did not load sroce"
+	grep -q '^sroce ' <<< "$(lsmod)" || fail "rdma link add did not load sroce"
 	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1
 	rdma link show
 	wait_for 10 has_gid sroce0 "::ffff:$IP0"
@@ -232,7 +232,7 @@ test_kernel_update() {
 	[ ! -e "/lib/modules/$NOHDR_KVER/updates/dkms/sroce.ko" ] ||
 		fail "built for $NOHDR_KVER, which has no headers"
 	# The kernel that has headers keeps its module.
-	dkms status sroce | grep -Eq "^sroce/$VERSION, $KVER, x86_64: installed"
+	grep -Eq "^sroce/$VERSION, $KVER, x86_64: installed" <<< "$(dkms status sroce)"
 }
 
 test_purge() {

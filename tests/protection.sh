@@ -83,7 +83,7 @@ RXE_DEVIATES[mw1-outside-read]="${RXE_MW_OUTSIDE}B's target buffer: 16 of 12288 
 test_setup() {
 	sroce_pair "$IP0" "$IP1"
 	rdma link show
-	ibv_devices | grep -q sroce1
+	grep -q sroce1 <<< "$(ibv_devices)"
 }
 
 test_listed() {

@@ -57,8 +57,8 @@ test_setup() {
 	rdma system show
 	rdma link show
 	# Both devices are seen from both namespaces (shared mode).
-	ibv_devices | grep -q sroce1
-	ip netns exec "$NS" ibv_devices | grep -q sroce0
+	grep -q sroce1 <<< "$(ibv_devices)"
+	grep -q sroce0 <<< "$(ip netns exec "$NS" ibv_devices)"
 	ibv_devinfo -v -d sroce0 | grep -E 'GID|active_mtu|max_qp_wr|max_sge'
 	ibv_devinfo -v -d sroce1 | grep -E 'GID|active_mtu'
 }

@@ -91,7 +91,7 @@ test_counters() {
 # nothing of it is left on the devices, which go cleanly.
 test_teardown() {
 	modprobe -r rds_rdma
-	! lsmod | grep -q '^rds_rdma ' || fail "rds_rdma still loaded"
+	! grep -q '^rds_rdma ' <<< "$(lsmod)" || fail "rds_rdma still loaded"
 	wait_for 30 no_rc_qps 'sroce[01]' || { rc_qps 'sroce[01]'; fail "RC QPs left"; }
 	no_user_objects 'sroce[01]' qp cq mr pd
 	rdma_links_delete sroce1 sroce0

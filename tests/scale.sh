@@ -56,7 +56,7 @@ scaletest() {
 
 # result NAME: the figure NAME of the last tool run ("# result: NAME V U").
 result() {
-	sed -n "s/^# result: $1 \([0-9.]*\) .*/\1/p" <<< "$KTAP_OUT" | head -n1
+	sed -n "s/^# result: $1 \([0-9.]*\) .*/\1/p" <<< "$KTAP_OUT" | sed -n 1p
 }
 
 test_setup() {
@@ -90,7 +90,7 @@ test_cm() {
 
 test_no_objects() {
 	no_user_objects 'sroce[01]' qp cq mr pd
-	! rdma resource show cm_id | grep -q 'comm sroce-scaletest' ||
+	! grep -q 'comm sroce-scaletest' <<< "$(rdma resource show cm_id)" ||
 		fail "RDMA CM IDs of sroce-scaletest left"
 }
 

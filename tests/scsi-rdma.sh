@@ -147,7 +147,7 @@ test_setup() {
 # iser_disk: the SCSI disk of the iSER session (sdX), or nothing.
 iser_disk() {
 	iscsiadm -m session -P 3 2>/dev/null |
-		sed -nE 's/.*Attached scsi disk ([a-z]+).*State: running.*/\1/p' | head -n1
+		sed -nE 's/.*Attached scsi disk ([a-z]+).*State: running.*/\1/p' | sed -n 1p
 }
 
 has_iser_disk() {
@@ -172,7 +172,7 @@ iser_target() {
 	[ "$(< "$ISER_TPG/np/$IP0:3260/iser")" = 1 ] || fail "the portal has no iSER listener"
 	echo 1 > "$ISER_TPG/enable"
 	rdma resource show cm_id
-	rdma resource show cm_id | grep -Eq "state LISTEN .*src-addr $IP0:3260( |$)" ||
+	grep -Eq "state LISTEN .*src-addr $IP0:3260( |$)" <<< "$(rdma resource show cm_id)" ||
 		fail "ib_isert does not listen on $IP0:3260"
 }
 
@@ -272,7 +272,7 @@ srp_target() {
 	ln -s "$tpg/lun/lun_0" "$tpg/acls/$ini/lun_0/lun_0"
 	echo 1 > "$tpg/enable"
 	rdma resource show cm_id
-	rdma resource show cm_id | grep -Eq "state LISTEN .*src-addr .*:$SRP_PORT( |$)" ||
+	grep -Eq "state LISTEN .*src-addr .*:$SRP_PORT( |$)" <<< "$(rdma resource show cm_id)" ||
 		fail "ib_srpt does not listen on RDMA CM port $SRP_PORT"
 }
 

@@ -125,13 +125,13 @@ rdma_links_delete() {
 # sroce_rmmod: sroce unloads (no device, no user of it left).
 sroce_rmmod() {
 	rmmod sroce
-	! lsmod | grep -q '^sroce '
+	! grep -q '^sroce ' <<< "$(lsmod)"
 }
 
 # rxe_rmmod: rdma_rxe unloads.
 rxe_rmmod() {
 	modprobe -r rdma_rxe
-	! lsmod | grep -q '^rdma_rxe '
+	! grep -q '^rdma_rxe ' <<< "$(lsmod)"
 }
 
 # no_user_objects DEV_ERE RESOURCE...: `rdma resource show RESOURCE` lists

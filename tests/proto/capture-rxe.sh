@@ -96,8 +96,8 @@ ip rule add pref 100 iif lo to 10.77.0.1 lookup 101
 ip rule add pref 101 iif lo to 10.77.0.2 lookup 100
 ip -6 rule add pref 100 iif lo to fd77::1 lookup 101
 ip -6 rule add pref 101 iif lo to fd77::2 lookup 100
-log "route to 10.77.0.1: $(ip route get 10.77.0.1 from 10.77.0.2 | head -n1)"
-log "route to fd77::1: $(ip -6 route get fd77::1 from fd77::2 | head -n1)"
+log "route to 10.77.0.1: $(ip route get 10.77.0.1 from 10.77.0.2 | sed -n 1p)"
+log "route to fd77::1: $(ip -6 route get fd77::1 from fd77::2 | sed -n 1p)"
 rdma link add rxe0 type rxe netdev v0
 rdma link add rxe1 type rxe netdev v1
 
@@ -134,7 +134,7 @@ pair() {
 		>"/tmp/$name.srv" 2>&1 &
 	local spid=$!
 	for _ in $(seq 100); do
-		ss -ltn | grep -q ":$port " && break
+		grep -q ":$port " <<< "$(ss -ltn)" && break
 		sleep 0.1
 	done
 	if timeout 40 "${srv[0]}" -d rxe1 -p $port "${srv[@]:1}" "${cx[@]}" "${cli[@]}" \
@@ -169,7 +169,7 @@ for fam in ipv4 ipv6; do
 	if [ -n "${SROCE_CAPTURE_QUICK:-}" ]; then	# a smoke test of the setup
 		pair send-RC ib_send_bw -s 4100 "${p[@]}" -- $srv_ip
 		sleep 1; kill -INT "$tcpdump_pid"; wait "$tcpdump_pid" || true; tcpdump_pid=
-		ls -la "$pcap"; cat /tmp/tcpdump.err; tcpdump -n -r "$pcap" 2>&1 | head -n 8
+		ls -la "$pcap"; cat /tmp/tcpdump.err; tcpdump -n -r "$pcap" 2>&1 | sed -n 1,8p
 		grep . /sys/class/infiniband/rxe*/ports/1/hw_counters/* | grep -v ':0$' || true
 		continue
 	fi

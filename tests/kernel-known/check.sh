@@ -23,8 +23,9 @@ failed=0
 # trouble (yes) or not (no).
 expect() {
 	local log names left=no
-	log=$(cat)
-	names=$(awk -v mode=names -f "$awkf" <<< "$log" | sort -u | paste -sd, -)
+	log=$(< /dev/stdin)
+	names=$(awk -v mode=names -f "$awkf" <<< "$log" | sort -u)
+	names=${names//$'\n'/,}
 	grep -Eq "$trouble" <<< "$(awk -f "$awkf" <<< "$log")" && left=yes
 	if [ "$names" = "$2" ] && [ "$left" = "$3" ]; then
 		echo "ok: $1"

@@ -7,7 +7,9 @@
 #                   installed; tests/kverbs.sh loads it); part of `make`
 #   make check      install what is missing, build, run every test
 #                   (T=<pattern> runs only the tests whose name matches)
-#   make demo       install what is missing, build, show sroce in a guest
+#   make demo       install what is missing, build, show sroce in a guest:
+#                   one line per step, the whole trace in build/demo.log
+#                   (V=1 shows it live too)
 #   make install    install the module and the provider on this host
 #   make deb        build the Debian packages sroce-dkms and
 #                   ibverbs-providers-sroce into build/deb/ (scripts/build-deb)
@@ -115,9 +117,9 @@ soak: deps
 	SROCE_GUEST_DIR=tests/soak SROCE_GUEST_TIMEOUT=$${SROCE_GUEST_TIMEOUT:-21600} \
 		scripts/check '$(if $(T),$(T),^guest:)'
 
-demo: deps
-	$(MAKE) all
-	scripts/demo
+# scripts/demo installs and builds itself, so that its log holds it all.
+demo:
+	@scripts/demo
 
 lint: module
 	scripts/lint

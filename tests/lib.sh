@@ -225,8 +225,8 @@ fail() {
 	exit 1
 }
 
-# ktap_tool CMD...: CMD, a C++ tool printing KTAP (userspace/tools/ktap.h),
-# as part of a run_test case: its KTAP becomes the subtests of the case,
+# ktap_tool CMD...: CMD, a C++ tool printing KTAP
+# (userspace/tools/lib/ktap.h), as part of a run_test case: its KTAP becomes the subtests of the case,
 # passed through as it is; its stderr goes to the case's output.  Returns
 # CMD's exit status, and fails (saying why) when that is 0 but its KTAP is
 # not whole (a plan, as many results as planned) or the case already ran

@@ -39,6 +39,7 @@
 #include <net/ipv6.h>
 
 #include "sroce.h"
+#include "qp.h"
 #include "counters.h"
 #include "mcast.h"
 #include "proto/sroce_proto.h"

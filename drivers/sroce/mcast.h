@@ -17,15 +17,6 @@ struct sroce_net;
 struct sroce_pkt;
 struct sroce_qp;
 
-/*
- * Limits (query_device, all enforced): groups per device, QPs per group,
- * attachments per device.  The last binds before the product of the
- * first two: 16 QPs in every group at once, or fewer groups with more.
- */
-#define SROCE_MAX_MCAST_GRP		1024
-#define SROCE_MAX_MCAST_QP_ATTACH	64
-#define SROCE_MAX_TOTAL_MCAST_QP_ATTACH	16384
-
 /* Buckets of a device's group table: 2^8. */
 #define SROCE_MCG_HASH_BITS		8
 

@@ -13,6 +13,8 @@
  * until the signal is delivered.
  */
 #include "sroce.h"
+#include "qp.h"
+#include "notify.h"
 
 /* Add @cq to a pair of CQs to report, once. */
 static void sroce_nfy_add_cq(struct sroce_cq **pair, struct sroce_cq *cq)

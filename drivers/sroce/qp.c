@@ -27,6 +27,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "counters.h"
 #include "net.h"
 #include "proto/sroce_proto.h"

@@ -25,6 +25,7 @@
 #include <linux/netdevice.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "counters.h"
 #include "flow.h"
 #include "resp.h"

@@ -30,6 +30,7 @@
 #include <linux/slab.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "resp.h"
 #include "proto/sroce_proto.h"
 

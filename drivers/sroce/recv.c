@@ -21,6 +21,7 @@
 #include <linux/if_ether.h>
 
 #include "sroce.h"
+#include "qp.h"
 #include "counters.h"
 #include "mcast.h"
 #include "net.h"

@@ -30,6 +30,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "counters.h"
 #include "net.h"
 #include "proto/sroce_proto.h"

@@ -15,6 +15,7 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "proto/sroce_proto.h"
 
 /* The QP type of @qp as a bit of the work-request table's masks */

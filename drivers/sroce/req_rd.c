@@ -14,6 +14,7 @@
  * completer (comp.c) kicks the requester at each unit answered.
  */
 #include "sroce.h"
+#include "engine.h"
 #include "counters.h"
 #include "proto/sroce_proto.h"
 

@@ -45,6 +45,7 @@
 #include <linux/skbuff.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "counters.h"
 #include "resp.h"
 #include "proto/sroce_proto.h"

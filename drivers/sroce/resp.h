@@ -8,8 +8,10 @@
 #ifndef SROCE_RESP_H
 #define SROCE_RESP_H
 
+#include <linux/log2.h>
 #include <rdma/ib_verbs.h>
 
+#include "qp.h"
 #include "proto/sroce_proto.h"
 
 struct sk_buff;
@@ -18,6 +20,69 @@ struct sroce_hdrs;
 struct sroce_nfy;
 struct sroce_pkt;
 struct sroce_qp;
+
+/* What a responder resource answers (struct sroce_res.type). */
+enum sroce_res_type {
+	SROCE_RES_NONE,
+	SROCE_RES_READ,
+	SROCE_RES_ATOMIC,
+	SROCE_RES_ATOMIC_WRITE,	/* answered by a READ response of no data */
+};
+
+/**
+ * struct sroce_res - a responder resource: an RDMA READ, atomic or atomic
+ *	write request accepted, with what its responses need
+ * @type: enum sroce_res_type
+ * @replay: answers a duplicate request again (max_dest_rd_atomic counts
+ *	the others)
+ * @first_psn: PSN of the request, and of the first response
+ * @last_psn: PSN of the last response
+ * @cur_psn: READ: PSN of the next response packet to send
+ * @msn: the MSN the responses carry
+ * @mr: READ: the region read, with a reference while responses remain
+ *	to be sent (NULL for a zero-length READ and once sent)
+ * @va: READ: address of the byte at @first_psn
+ * @len: READ: bytes from @va
+ * @rkey: READ: the rkey of the request (a duplicate must name it)
+ * @orig: atomic: the original value, returned again to a duplicate
+ * @pd: READ: the PD its key is checked against for every response (the
+ *	QP's, or for an XRC TGT QP the SRQ's the request named); compared,
+ *	never dereferenced
+ */
+struct sroce_res {
+	u8 type;
+	bool replay;
+	u32 first_psn;
+	u32 last_psn;
+	u32 cur_psn;
+	u32 msn;
+	struct sroce_mr *mr;
+	u64 va;
+	u32 len;
+	u32 rkey;
+	u64 orig;
+	struct ib_pd *pd;
+};
+
+/*
+ * Responder resources kept: answered ones stay for duplicates.  At least
+ * twice the most a requester may have outstanding (max_dest_rd_atomic): a
+ * go-back answers each of those again, and their answers before must stay
+ * findable meanwhile.  A power of two, allocated when max_dest_rd_atomic
+ * is set (sroce_resp_res_alloc()).
+ */
+static inline u32 sroce_res_ring_size(u32 max_dest_rd_atomic)
+{
+	return max_dest_rd_atomic ?
+		roundup_pow_of_two(2 * max_dest_rd_atomic) : 0;
+}
+
+/* The responder resource of free-running index @index; lock held. */
+static inline struct sroce_res *sroce_resp_res_at(struct sroce_qp *qp,
+						  u32 index)
+{
+	return &qp->resp.res[index & (qp->resp.res_size - 1)];
+}
 
 /* The ACK syndrome: no end-to-end credits, as rdma_rxe and most NICs. */
 #define SROCE_RESP_SYN_ACK	sroce_aeth_syn_ack(SROCE_AETH_CREDIT_INVALID)

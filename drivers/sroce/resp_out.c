@@ -17,6 +17,7 @@
 #include <linux/skbuff.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "net.h"
 #include "resp.h"
 #include "proto/sroce_proto.h"

@@ -33,6 +33,8 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sroce.h"
+#include "qp.h"
+#include "notify.h"
 
 /* Entry size of the ring for a WQE of @max_sge SGEs (at least one). */
 static u32 sroce_srq_entry_size(u32 max_sge)

@@ -28,6 +28,7 @@
  * softirq, so it waits a jiffy for them before it acts.
  */
 #include "sroce.h"
+#include "engine.h"
 #include "counters.h"
 #include "proto/sroce_proto.h"
 

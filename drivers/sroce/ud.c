@@ -15,6 +15,7 @@
 #include <linux/skbuff.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "counters.h"
 #include "mcast.h"
 #include "resp.h"

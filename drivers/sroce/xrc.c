@@ -27,6 +27,7 @@
 #include <linux/rcupdate.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "resp.h"
 
 /**

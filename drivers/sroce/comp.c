@@ -64,6 +64,66 @@ void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy)
 	}
 }
 
+/**
+ * sroce_comp_sent_unacked() - UD or UC: what was sent is done
+ * @qp: the QP, lock held
+ * @nfy: collects CQs to signal
+ *
+ * Nothing acknowledges a datagram or an unreliable message: every PSN
+ * sent counts as acknowledged, and the WQEs sent retire.
+ */
+void sroce_comp_sent_unacked(struct sroce_qp *qp, struct sroce_nfy *nfy)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->comp.psn_una = qp->req.psn_next;
+	sroce_comp_retire(qp, nfy);
+}
+
+/**
+ * sroce_comp_flush() - complete the WQEs fetched and not retired with
+ *	IB_WC_WR_FLUSH_ERR, in order
+ * @qp: a QP in ERROR, lock held
+ * @nfy: collects CQs to signal
+ */
+void sroce_comp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
+{
+	struct sroce_cq *cq = sroce_qp_send_cq(qp);
+	struct sroce_cqe cqe = { .status = IB_WC_WR_FLUSH_ERR };
+
+	lockdep_assert_held(&qp->lock);
+	while (qp->comp.sq_retire != qp->req.sq_head) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
+
+		cqe.wr_id = w->wr_id;
+		cqe.opcode = sroce_req_wc_opcode(w->opcode);
+		sroce_req_release_swqe(w);
+		sroce_queue_store_consumer(&qp->sq, ++qp->comp.sq_retire);
+		sroce_qp_complete(qp, cq, &cqe, false, nfy);
+	}
+}
+
+/**
+ * sroce_comp_flushed() - the requester flushed the ring too: nothing is
+ *	outstanding
+ * @qp: a QP in ERROR, lock held
+ */
+void sroce_comp_flushed(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->comp.sq_retire = qp->req.sq_head;
+	qp->comp.psn_una = qp->req.psn_next;
+}
+
+/**
+ * sroce_comp_retry_spent() - the local ACK timeout spent a retry
+ * @qp: the QP, lock held, a retry left
+ */
+void sroce_comp_retry_spent(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->comp.retry--;
+}
+
 /*
  * Make the requester send again from @psn, which lies in the outstanding
  * PSNs (anything else is ignored); lock held.
@@ -91,10 +151,7 @@ static void sroce_comp_rewind(struct sroce_qp *qp, u32 psn)
 		npkts = sroce_psn_outstanding(w->last_psn, w->first_psn) + 1;
 		if (!sroce_psn_in_range(psn, w->first_psn, npkts))
 			continue;
-		qp->req.cur_off = sroce_psn_outstanding(psn, w->first_psn) *
-			      qp->pmtu;
-		qp->req.sq_cur = i;
-		qp->req.psn_next = psn;
+		sroce_req_seek(qp, i, psn);
 		for (; i != qp->req.sq_head; i++) {
 			w = sroce_swqe_at(qp, i);
 			if (w->state == SROCE_SWQE_SENT &&
@@ -106,13 +163,16 @@ static void sroce_comp_rewind(struct sroce_qp *qp, u32 psn)
 }
 
 /**
- * sroce_comp_fail() - fail the oldest WQE and move the QP to ERROR
+ * sroce_comp_fail_oldest() - retire the oldest WQE, failed
  * @qp: the QP, lock held
- * @status: the oldest WQE's completion status
+ * @status: its completion status
  * @nfy: collects CQs to signal
+ *
+ * The requester skips it if it had not gone past it (sroce_req_seek()).
+ * The caller moves the QP to ERROR.
  */
-void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
-		     struct sroce_nfy *nfy)
+void sroce_comp_fail_oldest(struct sroce_qp *qp, enum ib_wc_status status,
+			    struct sroce_nfy *nfy)
 {
 	lockdep_assert_held(&qp->lock);
 	if (qp->comp.sq_retire != qp->req.sq_head) {
@@ -126,9 +186,23 @@ void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
 		sroce_req_release_swqe(w);
 		sroce_queue_store_consumer(&qp->sq, ++qp->comp.sq_retire);
 		if (qp->req.sq_cur < qp->comp.sq_retire)
-			qp->req.sq_cur = qp->comp.sq_retire;
+			sroce_req_seek(qp, qp->comp.sq_retire,
+				       qp->req.psn_next);
 		sroce_qp_complete(qp, sroce_qp_send_cq(qp), &cqe, false, nfy);
 	}
+}
+
+/**
+ * sroce_comp_fail() - fail the oldest WQE and move the QP to ERROR
+ * @qp: the QP, lock held
+ * @status: the oldest WQE's completion status
+ * @nfy: collects CQs to signal
+ */
+void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
+		     struct sroce_nfy *nfy)
+{
+	lockdep_assert_held(&qp->lock);
+	sroce_comp_fail_oldest(qp, status, nfy);
 	sroce_timers_stop(qp);
 	sroce_qp_error(qp, nfy);
 }
@@ -245,16 +319,11 @@ static void sroce_comp_forward(struct sroce_qp *qp)
 			continue;
 		}
 		/* psn_una lies in it: a READ asks for the rest only. */
-		qp->req.sq_cur = i;
-		qp->req.cur_off =
-			sroce_psn_outstanding(qp->comp.psn_una, w->first_psn) *
-			qp->pmtu;
-		qp->req.psn_next = qp->comp.psn_una;
+		sroce_req_seek(qp, i, qp->comp.psn_una);
 		return;
 	}
-	qp->req.sq_cur = i;
-	qp->req.cur_off = 0;
-	qp->req.psn_next = qp->comp.psn_una;
+	/* Not sent, failed, or none: from its first packet. */
+	sroce_req_seek(qp, i, qp->comp.psn_una);
 }
 
 /**
@@ -265,11 +334,10 @@ void sroce_comp_reset(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
 	qp->comp.sq_retire = 0;
-	qp->comp.goback_ns = 0;
 	qp->comp.rd_seen = 0;
 	qp->comp.cwnd = SROCE_REQ_WINDOW;
 	qp->comp.cwnd_acked = 0;
-	qp->req.probe_due = false;
+	sroce_req_set_probe(qp, false);
 }
 
 /**
@@ -317,25 +385,23 @@ static u64 sroce_comp_guard_ns(const struct sroce_qp *qp)
 bool sroce_comp_goback(struct sroce_qp *qp, u32 psn, bool force)
 {
 	u64 now = ktime_get_ns(), guard = sroce_comp_guard_ns(qp);
+	const struct sroce_goback *gb = &qp->timers.goback;
 
 	lockdep_assert_held(&qp->lock);
-	if (!force && qp->comp.goback_ns && now - qp->comp.goback_ns < guard) {
-		if (!qp->timers.goback_owed ||
-		    sroce_psn_before(qp->timers.gap_psn, psn))
-			qp->timers.gap_psn = psn;
+	if (!force && gb->at_ns && now - gb->at_ns < guard) {
+		sroce_timers_gap_seen(qp, psn);
 		/*
 		 * Owed once the round trip is over (timers.c): the packets
 		 * this one says missing may not come again before.
 		 */
 		sroce_timers_goback_owed(qp, jiffies +
-					 nsecs_to_jiffies(qp->comp.goback_ns +
+					 nsecs_to_jiffies(gb->at_ns +
 							  guard - now) + 1);
 		return false;
 	}
-	qp->comp.goback_ns = now;
-	qp->timers.goback_owed = false;
+	sroce_timers_went_back(qp, now);
 	/* The window goes again: a probe would be sent twice. */
-	qp->req.probe_due = false;
+	sroce_req_set_probe(qp, false);
 	sroce_comp_loss(qp);
 	sroce_timers_rtt_forget(qp, psn);
 	sroce_comp_rewind(qp, psn);
@@ -362,7 +428,7 @@ void sroce_comp_probe(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
 	qp->comp.probe_psn = sroce_psn_add(qp->req.psn_max, SROCE_PSN_MASK);
-	qp->req.probe_due = true;
+	sroce_req_set_probe(qp, true);
 	/* Karn: an ACK may now answer the original or the probe. */
 	sroce_timers_rtt_forget(qp, qp->comp.psn_una);
 }
@@ -376,16 +442,12 @@ void sroce_comp_probe(struct sroce_qp *qp)
  */
 static bool sroce_comp_gap(struct sroce_qp *qp, u32 psn)
 {
-	if (!qp->timers.goback_owed)
+	if (!qp->timers.goback.owed)
 		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_IMPLIED_NAKS);
-	if (!qp->timers.goback_owed ||
-	    sroce_psn_before(qp->timers.gap_psn, psn))
-		qp->timers.gap_psn = psn;
-	if (qp->timers.goback_owed)
+	sroce_timers_gap_seen(qp, psn);
+	if (qp->timers.goback.owed)
 		return false;
-	if (!qp->comp.goback_ns ||
-	    ktime_get_ns() - qp->comp.goback_ns >= sroce_comp_guard_ns(qp))
-		qp->comp.goback_ns = ktime_get_ns(); /* the guard starts now */
+	sroce_timers_guard_start(qp, sroce_comp_guard_ns(qp));
 	return sroce_comp_goback(qp, qp->comp.psn_una, false);
 }
 
@@ -424,7 +486,7 @@ static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 acked, bool rnr,
 		qp->comp.rd_seen &= ~BIT_ULL((acked - n + 1) % SROCE_RD_SEEN);
 	qp->comp.psn_una = sroce_psn_add(acked, 1);
 	/* The peer is heard from: no probe is owed. */
-	qp->req.probe_due = false;
+	sroce_req_set_probe(qp, false);
 	sroce_comp_forward(qp);
 	qp->comp.retry = qp->attr.retry_cnt;
 	if (!rnr)

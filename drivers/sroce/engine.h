@@ -61,6 +61,8 @@ void sroce_resp_work(struct work_struct *work);
 
 /* req.c */
 bool sroce_req_run(struct sroce_qp *qp);
+void sroce_req_seek(struct sroce_qp *qp, u32 index, u32 psn);
+void sroce_req_set_probe(struct sroce_qp *qp, bool due);
 void sroce_req_reset(struct sroce_qp *qp);
 void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
 enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode);
@@ -75,6 +77,7 @@ bool sroce_req_rd_blocked(struct sroce_qp *qp, const struct sroce_swqe *w);
 
 /* req_fetch.c */
 bool sroce_req_fetch(struct sroce_qp *qp);
+void sroce_req_fetch_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
 u32 sroce_req_ud_pmtu(const struct sroce_qp *qp);
 void sroce_req_release_swqe(struct sroce_swqe *w);
 
@@ -86,6 +89,12 @@ bool sroce_comp_goback(struct sroce_qp *qp, u32 psn, bool force);
 void sroce_comp_probe(struct sroce_qp *qp);
 void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
 		     struct sroce_nfy *nfy);
+void sroce_comp_fail_oldest(struct sroce_qp *qp, enum ib_wc_status status,
+			    struct sroce_nfy *nfy);
+void sroce_comp_sent_unacked(struct sroce_qp *qp, struct sroce_nfy *nfy);
+void sroce_comp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
+void sroce_comp_flushed(struct sroce_qp *qp);
+void sroce_comp_retry_spent(struct sroce_qp *qp);
 
 /* resp.c (the receive entries: qp.h) */
 void sroce_resp_reset(struct sroce_qp *qp);

@@ -58,19 +58,25 @@ enum sroce_qp_flag {
 };
 
 /**
- * struct sroce_req - the requester's state (req.c), under the QP lock
- * @sq_head: index of the next WQE to fetch from the SQ ring
- * @sq_cur: index of the WQE the requester sends next
- * @cur_off: payload bytes of WQE @sq_cur already sent
- * @psn_next: PSN of the next packet the requester sends
- * @psn_max: the PSN after the highest one ever sent (tells resends apart)
- * @ackreq_gap: packets sent since the last one asking for an ACK
+ * struct sroce_req - the requester's state, under the QP lock
+ * @sq_head: index of the next WQE to fetch from the SQ ring (req_fetch.c;
+ *	req.c resets it)
+ * @sq_cur: index of the WQE the requester sends next (req.c; the others
+ *	move it with sroce_req_seek())
+ * @cur_off: payload bytes of WQE @sq_cur already sent (req.c, likewise)
+ * @psn_next: PSN of the next packet the requester sends (req.c, likewise)
+ * @psn_max: the PSN after the highest one ever sent (tells resends apart;
+ *	req.c)
+ * @ackreq_gap: packets sent since the last one asking for an ACK (req.c)
  * @ackreq_owed: the last packet built ends a SEND or WRITE message and
  *	does not ask for an ACK yet: it does if no packet follows it in its
- *	batch (sroce_req_build())
- * @ackreq_owed_fresh: that packet is a first transmission
+ *	batch (sroce_req_build(); req.c)
+ * @ackreq_owed_fresh: that packet is a first transmission (req.c)
  * @probe_due: the packet at the completer's probe_psn is to be sent
- *	again, alone, asking for an ACK (sroce_comp_probe())
+ *	again, alone, asking for an ACK (sroce_comp_probe()); req.c, the
+ *	completer through sroce_req_set_probe()
+ *
+ * qp.c sets the PSNs when modify_qp names the send PSN.
  */
 struct sroce_req {
 	u32 sq_head;
@@ -85,7 +91,8 @@ struct sroce_req {
 };
 
 /**
- * struct sroce_comp - the completer's state (comp.c), under the QP lock
+ * struct sroce_comp - the completer's state, under the QP lock; every
+ *	field written by comp.c (the others call its entries)
  * @sq_retire: index of the oldest WQE not retired (the SQ's consumer)
  * @psn_una: oldest PSN not acknowledged
  * @rd_seen: READ responses placed ahead of @psn_una, a bit per PSN
@@ -93,13 +100,14 @@ struct sroce_req {
  * @cwnd: the congestion window, in PSNs (SROCE_REQ_WINDOW_MIN to
  *	SROCE_REQ_WINDOW)
  * @cwnd_acked: PSNs acknowledged since @cwnd last grew
- * @goback_ns: when the requester last went back to @psn_una (ktime ns, 0
- *	before): a NAK or out-of-order response within a round trip of it
- *	does not make another go-back (sroce_comp_goback())
  * @probe_psn: the PSN of a tail loss probe (sroce_comp_probe()): the one
  *	before the requester's psn_max when the timer fired
- * @retry: retries left of the current packet (retry_cnt after progress)
+ * @retry: retries left of the current packet (retry_cnt after progress;
+ *	the local ACK timeout spends one, sroce_comp_retry_spent())
  * @rnr_retry_left: RNR retries left (7: infinite)
+ *
+ * When the requester last went back is the timers' (struct sroce_goback).
+ * qp.c sets @psn_una, @cwnd and the retries at creation and modify_qp.
  */
 struct sroce_comp {
 	u32 sq_retire;
@@ -107,7 +115,6 @@ struct sroce_comp {
 	u64 rd_seen;
 	u32 cwnd;
 	u32 cwnd_acked;
-	u64 goback_ns;
 	u32 probe_psn;
 	u8 retry;
 	u8 rnr_retry_left;

@@ -114,16 +114,7 @@ int sroce_raw_build(struct sroce_qp *qp, struct sroce_swqe *w,
 	skb_set_network_header(skb, eth->h_proto == htons(ETH_P_8021Q) ?
 			       VLAN_ETH_HLEN : ETH_HLEN);
 	__skb_queue_tail(list, skb);
-
-	/* One PSN per frame, as a datagram: it retires once sent. */
-	w->first_psn = qp->req.psn_next;
-	w->last_psn = qp->req.psn_next;
-	w->numbered = true;
-	w->state = SROCE_SWQE_SENT;
-	qp->req.sq_cur++;
-	qp->req.cur_off = 0;
-	qp->req.psn_next = sroce_psn_add(qp->req.psn_next, 1);
-	qp->req.psn_max = qp->req.psn_next;
+	/* One PSN per frame, as a datagram (the requester numbers it). */
 	return 0;
 }
 

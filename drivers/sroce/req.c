@@ -62,6 +62,55 @@ bool sroce_req_is_local(u32 opcode)
 	return sroce_wr_info(opcode)->flags & SROCE_WRF_LOCAL;
 }
 
+/**
+ * sroce_req_seek() - move the requester's send position
+ * @qp: the QP, lock held
+ * @index: the WQE the requester sends next
+ * @psn: the PSN it sends next
+ *
+ * The only way the send position (sq_cur, cur_off, psn_next) moves from
+ * outside req.c: the completer going back or forward, or skipping a WQE
+ * that failed.  When WQE @index was numbered (sent before), is not in
+ * error and @psn lies in its PSNs, the requester resumes it at the payload
+ * of @psn; otherwise it starts WQE @index (cur_off 0).  psn_max, the PSN
+ * after the highest one sent, is raised to @psn if it lies behind.
+ */
+void sroce_req_seek(struct sroce_qp *qp, u32 index, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	u32 cur_off = 0;
+
+	lockdep_assert_held(&qp->lock);
+	if (index != req->sq_head) {
+		const struct sroce_swqe *w = sroce_swqe_at(qp, index);
+		u32 npkts = sroce_psn_outstanding(w->last_psn,
+						  w->first_psn) + 1;
+
+		if (w->numbered && w->state != SROCE_SWQE_ERROR &&
+		    !sroce_req_is_local(w->opcode) &&
+		    sroce_psn_in_range(psn, w->first_psn, npkts))
+			cur_off = sroce_psn_outstanding(psn, w->first_psn) *
+				  qp->pmtu;
+	}
+	req->sq_cur = index;
+	req->cur_off = cur_off;
+	req->psn_next = psn;
+	if (sroce_psn_before(req->psn_max, psn))
+		req->psn_max = psn;
+}
+
+/**
+ * sroce_req_set_probe() - ask the requester for a tail loss probe, or not
+ * @qp: the QP, lock held
+ * @due: send the packet at the completer's probe_psn again, alone
+ *	(sroce_comp_probe()); false: none is owed
+ */
+void sroce_req_set_probe(struct sroce_qp *qp, bool due)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->req.probe_due = due;
+}
+
 /* Copy @len payload bytes from @off of a WQE's message to @dst. */
 static int sroce_req_copy_payload(const struct sroce_swqe *w, u32 off,
 				  u8 *dst, u32 len)
@@ -130,6 +179,20 @@ static void sroce_req_ackreq_sent(struct sroce_qp *qp, u32 psn, bool fresh)
 		sroce_timers_rtt_start(qp, psn);
 }
 
+/* A raw QP's frame of WQE @w went onto the list: one PSN, as a datagram. */
+static void sroce_req_raw_sent(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	/* It retires once sent. */
+	w->first_psn = qp->req.psn_next;
+	w->last_psn = qp->req.psn_next;
+	w->numbered = true;
+	w->state = SROCE_SWQE_SENT;
+	qp->req.sq_cur++;
+	qp->req.cur_off = 0;
+	qp->req.psn_next = sroce_psn_add(qp->req.psn_next, 1);
+	qp->req.psn_max = qp->req.psn_next;
+}
+
 /* One packet of WQE @w at the requester's position, onto @list. */
 static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 			       struct sk_buff_head *list)
@@ -144,8 +207,12 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	u8 *hdr;
 	int ret;
 
-	if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET)
-		return sroce_raw_build(qp, w, list);
+	if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET) {
+		ret = sroce_raw_build(qp, w, list);
+		if (!ret)
+			sroce_req_raw_sent(qp, w);
+		return ret;
+	}
 	if (sroce_req_seg(qp, w, &seg, &npsn))
 		return -EINVAL;
 	/* A READ or atomic asks only once its buffer is there (odp.c). */
@@ -360,19 +427,10 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w,
 static void sroce_req_fail_head(struct sroce_qp *qp,
 				struct sroce_nfy *nfy)
 {
-	struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
-	struct sroce_cqe cqe = {
-		.wr_id = w->wr_id,
-		.status = w->status,
-		.opcode = sroce_req_wc_opcode(w->opcode),
-	};
+	const struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
 
 	lockdep_assert_held(&qp->lock);
-	sroce_req_release_swqe(w);
-	sroce_queue_store_consumer(&qp->sq, ++qp->comp.sq_retire);
-	if (qp->req.sq_cur < qp->comp.sq_retire)
-		qp->req.sq_cur = qp->comp.sq_retire;
-	sroce_qp_complete(qp, sroce_qp_send_cq(qp), &cqe, false, nfy);
+	sroce_comp_fail_oldest(qp, w->status, nfy);
 	sroce_qp_error(qp, nfy);
 }
 
@@ -497,8 +555,7 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
 		n++;
 		if (!sroce_qp_is_rc(qp)) {
 			/* Sent is done: nothing acknowledges UD or UC. */
-			qp->comp.psn_una = qp->req.psn_next;
-			sroce_comp_retire(qp, nfy);
+			sroce_comp_sent_unacked(qp, nfy);
 		}
 	}
 	if (qp->req.ackreq_owed) {
@@ -595,35 +652,10 @@ void sroce_req_reset(struct sroce_qp *qp)
  */
 void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 {
-	struct sroce_cq *cq = sroce_qp_send_cq(qp);
-	struct sroce_cqe cqe = { .status = IB_WC_WR_FLUSH_ERR };
-	u32 prod;
-
 	lockdep_assert_held(&qp->lock);
-	while (qp->comp.sq_retire != qp->req.sq_head) {
-		struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
-
-		cqe.wr_id = w->wr_id;
-		cqe.opcode = sroce_req_wc_opcode(w->opcode);
-		sroce_req_release_swqe(w);
-		sroce_queue_store_consumer(&qp->sq, ++qp->comp.sq_retire);
-		sroce_qp_complete(qp, cq, &cqe, false, nfy);
-	}
-	prod = sroce_queue_load_producer(&qp->sq);
-	if (prod - qp->req.sq_head > qp->sq.num_entries)
-		prod = qp->req.sq_head;	/* garbage: nothing was posted */
-	while (qp->req.sq_head != prod) {
-		const struct sroce_send_wqe *u =
-			sroce_queue_slot(&qp->sq, qp->req.sq_head);
-
-		cqe.wr_id = READ_ONCE(u->wr_id);
-		cqe.opcode = sroce_req_wc_opcode(READ_ONCE(u->opcode));
-		qp->req.sq_head++;
-		sroce_queue_store_consumer(&qp->sq, qp->req.sq_head);
-		sroce_qp_complete(qp, cq, &cqe, false, nfy);
-	}
-	qp->comp.sq_retire = qp->req.sq_head;
+	sroce_comp_flush(qp, nfy);
+	sroce_req_fetch_flush(qp, nfy);
+	sroce_comp_flushed(qp);
 	qp->req.sq_cur = qp->req.sq_head;
 	qp->req.cur_off = 0;
-	qp->comp.psn_una = qp->req.psn_next;
 }

@@ -104,6 +104,7 @@ bool sroce_resp_run(struct sroce_qp *qp);
 int sroce_xrc_check_init(const struct ib_qp_init_attr *init,
 			 const struct ib_udata *udata);
 bool sroce_xrc_resp_begin(struct sroce_qp *qp, const struct sroce_pkt *pkt);
+struct sroce_srq *sroce_xrc_resp_end(struct sroce_qp *qp);
 void sroce_xrc_complete(struct sroce_qp *qp, const struct sroce_cqe *cqe,
 			bool solicited, struct sroce_nfy *nfy);
 

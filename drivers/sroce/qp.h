@@ -121,33 +121,44 @@ struct sroce_comp {
 };
 
 /**
- * struct sroce_resp - the responder's state (resp.c), under the QP lock
- * @rq_cons: index of the receive WQE in use or next (the RQ's consumer)
- * @rwqe: the receive WQE in use while @in_msg
- * @in_msg: the responder is inside a SEND message
- * @recv_off: bytes of the current message written to @rwqe
- * @in_write: the responder is inside an RDMA WRITE message
- * @wr_mr: the region the current RDMA WRITE writes (NULL if zero-length)
+ * struct sroce_resp - the responder's state, under the QP lock; after
+ *	each field the file that writes it (sroce_resp_reset() runs each
+ *	file's reset)
+ * @rq_cons: index of the receive WQE in use or next (the RQ's consumer;
+ *	resp_msg.c)
+ * @rwqe: the receive WQE in use while @in_msg (resp_msg.c; srq.c fills
+ *	it for a QP with an SRQ)
+ * @in_msg: the responder is inside a SEND message (resp_msg.c)
+ * @recv_off: bytes of the current message written to @rwqe (resp_msg.c)
+ * @in_write: the responder is inside an RDMA WRITE message (resp_msg.c)
+ * @wr_mr: the region the current RDMA WRITE writes (NULL if zero-length;
+ *	resp_msg.c)
  * @wr_rkey: the key of its RETH, checked again for every packet
- * @wr_va: its address from the RETH
- * @wr_len: its length from the RETH
- * @wr_off: bytes of it written so far
- * @epsn: the expected PSN
- * @msn: the message sequence number
+ *	(resp_msg.c)
+ * @wr_va: its address from the RETH (resp_msg.c)
+ * @wr_len: its length from the RETH (resp_msg.c)
+ * @wr_off: bytes of it written so far (resp_msg.c)
+ * @epsn: the expected PSN (resp.c; qp.c sets it from modify_qp)
+ * @msn: the message sequence number (resp.c)
  * @nak_sent: a sequence NAK for @epsn was sent (one per gap), or an RNR
- *	NAK for an ODP fault (no sequence NAK till @epsn comes again)
+ *	NAK for an ODP fault (no sequence NAK till @epsn comes again; resp.c)
  * @odp_held: the SEND at @epsn found pages of its receive WQE missing
  *	(odp.c) with its first packet: the WQE in use waits for it again
+ *	(resp_msg.c)
  * @res: the responder resources, a ring by free-running index (NULL
- *	while max_dest_rd_atomic was never set above 0)
+ *	while max_dest_rd_atomic was never set above 0; rdatomic.c installs
+ *	it, qp.c frees it)
  * @res_size: its entries, sroce_res_ring_size() of max_dest_rd_atomic
- * @res_head: index of the next resource to fill
+ *	(rdatomic.c; qp.c zeroes it with @res)
+ * @res_head: index of the next resource to fill (rdatomic.c)
  * @res_tail: index of the oldest resource whose responses are not all
- *	sent (@res_head when all are)
+ *	sent (@res_head when all are; resp_out.c)
  * @ack: the ACK or NAK to send once the responses before it are out
+ *	(resp_out.c)
  * @xsrq: XRC TGT QP: the XRC SRQ the packet being executed names, with a
  *	reference, or NULL (xrc.c); set for the execution of one packet
  * @xrc_srqn: XRC TGT QP: the number of the SRQ @rwqe came from
+ *	(resp_msg.c)
  */
 struct sroce_resp {
 	u32 rq_cons;

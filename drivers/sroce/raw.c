@@ -194,12 +194,10 @@ void sroce_raw_rcv(struct sroce_qp *qp, const u8 *hdr, u32 hlen,
 	cqe.wr_id = r->wr_id;
 	if (!cqe.status)
 		cqe.byte_len = len;
-	sroce_sge_put(r->sge, r->num_sge);
-	r->num_sge = 0;
-	qp->resp.in_msg = false;
+	sroce_resp_rwqe_release(qp);
 	/* The slot is free before its completion shows (the uapi). */
 	if (!qp->ibqp.srq)
-		sroce_queue_store_consumer(&qp->rq, ++qp->resp.rq_cons);
+		sroce_resp_rq_consume(qp);
 	sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe, false, &nfy);
 	if (cqe.status && cqe.status != IB_WC_LOC_LEN_ERR)
 		sroce_qp_error(qp, &nfy);

@@ -174,16 +174,16 @@ void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		sroce_mr_put(mr);
 		return;
 	}
-	qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
+	sroce_resp_msn_next(qp);
 	r = sroce_resp_res_new(qp, SROCE_RES_READ, pkt->bth.psn, qp->resp.msn);
 	r->last_psn = sroce_psn_add(pkt->bth.psn, npkts - 1);
 	r->mr = mr;
 	r->va = h.reth.va;
 	r->len = h.reth.len;
 	r->rkey = h.reth.rkey;
-	qp->resp.epsn = sroce_psn_add(r->last_psn, 1);
+	sroce_resp_epsn_set(qp, sroce_psn_add(r->last_psn, 1));
 	/* Its responses acknowledge the requests before it. */
-	qp->resp.ack.send = false;
+	sroce_resp_ack_drop(qp);
 }
 
 /* Execute the expected atomic request; lock held. */
@@ -238,12 +238,12 @@ void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 				nfy);
 		return;
 	}
-	qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
+	sroce_resp_msn_next(qp);
 	r = sroce_resp_res_new(qp, SROCE_RES_ATOMIC, pkt->bth.psn,
 			       qp->resp.msn);
 	r->orig = orig;
-	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
-	qp->resp.ack.send = false;
+	sroce_resp_epsn_set(qp, sroce_psn_add(qp->resp.epsn, 1));
+	sroce_resp_ack_drop(qp);
 }
 
 /**
@@ -311,12 +311,12 @@ void sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 				nfy);
 		return;
 	}
-	qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
+	sroce_resp_msn_next(qp);
 	sroce_resp_res_new(qp, SROCE_RES_ATOMIC_WRITE, pkt->bth.psn,
 			   qp->resp.msn);
-	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
+	sroce_resp_epsn_set(qp, sroce_psn_add(qp->resp.epsn, 1));
 	/* Its response acknowledges the requests before it. */
-	qp->resp.ack.send = false;
+	sroce_resp_ack_drop(qp);
 }
 
 /* The resource type that answers a READ, atomic or atomic write request */
@@ -407,4 +407,17 @@ void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	r->va = h.reth.va;
 	r->len = h.reth.len;
 	r->rkey = h.reth.rkey;
+}
+
+/**
+ * sroce_resp_res_reset() - no responder resource any more (RESET)
+ * @qp: the QP, lock held
+ */
+void sroce_resp_res_reset(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->resp.res)
+		memset(qp->resp.res, 0,
+		       qp->resp.res_size * sizeof(*qp->resp.res));
+	qp->resp.res_head = 0;
 }

@@ -84,11 +84,15 @@ static inline struct sroce_res *sroce_resp_res_at(struct sroce_qp *qp,
 	return &qp->resp.res[index & (qp->resp.res_size - 1)];
 }
 
+/* rdatomic.c: the ring of responder resources */
+void sroce_resp_res_reset(struct sroce_qp *qp);
+
 /* The ACK syndrome: no end-to-end credits, as rdma_rxe and most NICs. */
 #define SROCE_RESP_SYN_ACK	sroce_aeth_syn_ack(SROCE_AETH_CREDIT_INVALID)
 
 /* resp.c */
-void sroce_resp_set_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
+void sroce_resp_epsn_set(struct sroce_qp *qp, u32 psn);
+void sroce_resp_msn_next(struct sroce_qp *qp);
 void sroce_resp_odp_defer(struct sroce_qp *qp, struct sroce_mr *mr, u64 va,
 			  u64 len, const struct sroce_pkt *pkt,
 			  struct sroce_nfy *nfy);
@@ -102,12 +106,15 @@ void sroce_resp_refused(struct sroce_qp *qp, int err,
 struct ib_pd *sroce_resp_pd(struct sroce_qp *qp);
 int sroce_resp_rkey(struct sroce_qp *qp, int access, u32 rkey, u64 va,
 		    u64 len, struct sroce_mr **mr);
-bool sroce_resp_take_rwqe(struct sroce_qp *qp, enum ib_wc_status *status);
-void sroce_resp_drop_res(struct sroce_qp *qp);
 void sroce_resp_rnr_nak(struct sroce_qp *qp, u32 psn);
 void sroce_resp_odp_nak(struct sroce_qp *qp, u32 psn);
 
-/* resp_msg.c */
+/* resp_msg.c: the receive WQE in use (struct sroce_resp.rwqe, rq_cons) */
+bool sroce_resp_take_rwqe(struct sroce_qp *qp, enum ib_wc_status *status);
+void sroce_resp_rwqe_release(struct sroce_qp *qp);
+void sroce_resp_rwqe_drop(struct sroce_qp *qp);
+void sroce_resp_rq_consume(struct sroce_qp *qp);
+void sroce_resp_msg_reset(struct sroce_qp *qp);
 void sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 			 enum ib_wc_opcode opcode, u32 byte_len,
 			 const struct sroce_pkt *pkt, const struct sroce_hdrs *h,
@@ -127,6 +134,12 @@ void sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 			     const struct sroce_pkt *pkt,
 			     struct sroce_nfy *nfy);
 void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt);
+
+/* resp_out.c: the ACK owed and the responses left to send */
+void sroce_resp_set_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
+void sroce_resp_ack_drop(struct sroce_qp *qp);
+void sroce_resp_drop_res(struct sroce_qp *qp);
+void sroce_resp_out_reset(struct sroce_qp *qp);
 
 /* ud.c */
 void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,

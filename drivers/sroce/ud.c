@@ -82,11 +82,9 @@ void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 	} else {
 		cqe.network_hdr_type = 0;
 	}
-	sroce_sge_put(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge);
-	qp->resp.rwqe.num_sge = 0;
-	qp->resp.in_msg = false;
+	sroce_resp_rwqe_release(qp);
 	/* The slot is free before its completion shows (the uapi). */
-	sroce_queue_store_consumer(&qp->rq, ++qp->resp.rq_cons);
+	sroce_resp_rq_consume(qp);
 	sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe,
 			  !cqe.status && (pkt->bth.flags & SROCE_BTHF_SE), nfy);
 	if (cqe.status && cqe.status != IB_WC_LOC_LEN_ERR)

@@ -3,8 +3,8 @@
  * engine.h - the transport engine that drives a QP: its tuning constants
  * and the entries its files call one another by.  The requester (req.c,
  * req_fetch.c, req_rd.c), the completer (comp.c), the timers (timers.c),
- * the responder (resp*.c, rdatomic.c, ud.c), XRC (xrc.c), raw packet QPs
- * (raw.c) and where they run (task.c); qp.c creates and resets them.
+ * the responder (resp*.c), XRC (xrc.c), raw packet QPs (raw.c) and
+ * where they run (task.c); qp.c creates and resets them.
  * Only the engine's files include it: the rest of the driver sees a QP
  * through qp.h.
  */
@@ -108,7 +108,7 @@ struct sroce_srq *sroce_xrc_resp_end(struct sroce_qp *qp);
 void sroce_xrc_complete(struct sroce_qp *qp, const struct sroce_cqe *cqe,
 			bool solicited, struct sroce_nfy *nfy);
 
-/* rdatomic.c: the responder resources (struct sroce_res: resp.h) */
+/* resp_rdatomic.c: the responder resources (struct sroce_res: resp.h) */
 struct sroce_res *sroce_resp_res_alloc(struct sroce_qp *qp, u32 max_dest);
 struct sroce_res *sroce_resp_res_install(struct sroce_qp *qp,
 					 struct sroce_res *ring);

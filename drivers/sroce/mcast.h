@@ -80,9 +80,9 @@ int sroce_mcast_detach(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
 void sroce_mcast_qp_detach_all(struct sroce_qp *qp);
 bool sroce_mcast_addr(const u8 *gid);
 struct sroce_mcg *sroce_mcg_find(struct sroce_dev *sdev, const u8 *gid);
-enum sroce_counter sroce_mcast_recv(struct sroce_dev *sdev,
-				    struct sk_buff *skb,
-				    const struct sroce_pkt *pkt,
-				    const struct sroce_net *net);
+enum sroce_counter sroce_mcast_rcv(struct sroce_dev *sdev,
+				   struct sk_buff *skb,
+				   const struct sroce_pkt *pkt,
+				   const struct sroce_net *net);
 
 #endif /* SROCE_MCAST_H */

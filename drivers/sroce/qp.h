@@ -146,11 +146,11 @@ struct sroce_comp {
  *	(odp.c) with its first packet: the WQE in use waits for it again
  *	(resp_msg.c)
  * @res: the responder resources, a ring by free-running index (NULL
- *	while max_dest_rd_atomic was never set above 0; rdatomic.c installs
+ *	while max_dest_rd_atomic was never set above 0; resp_rdatomic.c installs
  *	it, qp.c frees it)
  * @res_size: its entries, sroce_res_ring_size() of max_dest_rd_atomic
- *	(rdatomic.c; qp.c zeroes it with @res)
- * @res_head: index of the next resource to fill (rdatomic.c)
+ *	(resp_rdatomic.c; qp.c zeroes it with @res)
+ * @res_head: index of the next resource to fill (resp_rdatomic.c)
  * @res_tail: index of the oldest resource whose responses are not all
  *	sent (@res_head when all are; resp_out.c)
  * @ack: the ACK or NAK to send once the responses before it are out

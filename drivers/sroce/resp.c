@@ -35,10 +35,10 @@
  *
  * SEND and RDMA WRITE (the receive WQE, the payload, the completion):
  * resp_msg.c.  Responder resources (READ, atomics, atomic write, their
- * replay): rdatomic.c.
+ * replay): resp_rdatomic.c.
  *
  * Output (READ responses, atomic replies, ACK/NAK in PSN order):
- * resp_out.c.  UD datagrams and multicast fan-out: ud.c.
+ * resp_out.c.  UD datagrams: resp_ud.c (multicast fan-out: mcast.c).
  *
  * Runs in softirq (the receive path) under the QP lock.
  */

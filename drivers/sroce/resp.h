@@ -2,8 +2,8 @@
 /*
  * resp.h - what the files of the responder share: request dispatch and
  * NAKs (resp.c), SEND and WRITE (resp_msg.c), READ and atomics
- * (rdatomic.c), output (resp_out.c) and UD datagrams (ud.c).  Everything
- * here runs under the QP lock.
+ * (resp_rdatomic.c), output (resp_out.c) and UD datagrams (resp_ud.c);
+ * the responder resources.  Everything here runs under the QP lock.
  */
 #ifndef SROCE_RESP_H
 #define SROCE_RESP_H
@@ -84,7 +84,7 @@ static inline struct sroce_res *sroce_resp_res_at(struct sroce_qp *qp,
 	return &qp->resp.res[index & (qp->resp.res_size - 1)];
 }
 
-/* rdatomic.c: the ring of responder resources */
+/* resp_rdatomic.c: the ring of responder resources */
 void sroce_resp_res_reset(struct sroce_qp *qp);
 
 /* The ACK syndrome: no end-to-end credits, as rdma_rxe and most NICs. */
@@ -125,7 +125,7 @@ void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		      const struct sroce_pkt *pkt, struct sroce_nfy *nfy);
 
-/* rdatomic.c */
+/* resp_rdatomic.c */
 void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		     struct sroce_nfy *nfy);
 void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
@@ -141,7 +141,7 @@ void sroce_resp_ack_drop(struct sroce_qp *qp);
 void sroce_resp_drop_res(struct sroce_qp *qp);
 void sroce_resp_out_reset(struct sroce_qp *qp);
 
-/* ud.c */
+/* resp_ud.c */
 void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 		   const struct sroce_pkt *pkt, struct sroce_nfy *nfy);
 

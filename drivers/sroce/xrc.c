@@ -116,12 +116,6 @@ struct sroce_srq *sroce_xsrq_get(struct sroce_dev *sdev, u32 srqn)
 	return srq;
 }
 
-void sroce_srq_put(struct sroce_srq *srq)
-{
-	if (refcount_dec_and_test(&srq->ref))
-		complete(&srq->released);
-}
-
 /**
  * sroce_xrc_check_init() - the creation checks of an XRC QP
  * @init: an XRC INI or TGT QP's attributes

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdatomic.c - RDMA READ, atomic and atomic write requests at the
+ * resp_rdatomic.c - RDMA READ, atomic and atomic write requests at the
  * responder: responder resources, execution, and the replay of duplicates.
  *
  * Responder resources.  A ring (sroce_res_ring_size()) records every

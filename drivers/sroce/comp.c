@@ -50,7 +50,7 @@ void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy)
 		struct sroce_cqe cqe = {
 			.wr_id = w->wr_id,
 			.status = IB_WC_SUCCESS,
-			.opcode = sroce_req_wc_opcode(w->opcode),
+			.opcode = sroce_wr_wc_opcode(w->opcode),
 			.byte_len = w->length,
 		};
 		bool signaled = qp->sq_sig_all ||
@@ -95,7 +95,7 @@ void sroce_comp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 		struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
 
 		cqe.wr_id = w->wr_id;
-		cqe.opcode = sroce_req_wc_opcode(w->opcode);
+		cqe.opcode = sroce_wr_wc_opcode(w->opcode);
 		sroce_req_release_swqe(w);
 		sroce_queue_store_consumer(&qp->sq, ++qp->comp.sq_retire);
 		sroce_qp_complete(qp, cq, &cqe, false, nfy);
@@ -146,7 +146,7 @@ static void sroce_comp_rewind(struct sroce_qp *qp, u32 psn)
 			break;
 		if (i == qp->req.sq_cur && !qp->req.cur_off)
 			break;	/* not started: nothing of it was sent */
-		if (sroce_req_is_local(w->opcode))
+		if (sroce_wr_op_is_local(w->opcode))
 			continue;	/* no packets; executed once */
 		npkts = sroce_psn_outstanding(w->last_psn, w->first_psn) + 1;
 		if (!sroce_psn_in_range(psn, w->first_psn, npkts))
@@ -155,7 +155,7 @@ static void sroce_comp_rewind(struct sroce_qp *qp, u32 psn)
 		for (; i != qp->req.sq_head; i++) {
 			w = sroce_swqe_at(qp, i);
 			if (w->state == SROCE_SWQE_SENT &&
-			    !sroce_req_is_local(w->opcode))
+			    !sroce_wr_op_is_local(w->opcode))
 				w->state = SROCE_SWQE_PENDING;
 		}
 		return;
@@ -180,7 +180,7 @@ void sroce_comp_fail_oldest(struct sroce_qp *qp, enum ib_wc_status status,
 		struct sroce_cqe cqe = {
 			.wr_id = w->wr_id,
 			.status = status,
-			.opcode = sroce_req_wc_opcode(w->opcode),
+			.opcode = sroce_wr_wc_opcode(w->opcode),
 		};
 
 		sroce_req_release_swqe(w);
@@ -235,7 +235,7 @@ static u32 sroce_comp_clamp(struct sroce_qp *qp, u32 acked, u32 *implied)
 
 		if (!w->numbered || w->state == SROCE_SWQE_ERROR)
 			break;
-		if (sroce_req_is_rd(w->opcode)) {
+		if (sroce_wr_op_is_rd(w->opcode)) {
 			/* Its next response: where the ACK must stop. */
 			next = w->first_psn;
 			if (sroce_psn_before(next, qp->comp.psn_una))
@@ -312,7 +312,7 @@ static void sroce_comp_forward(struct sroce_qp *qp)
 
 		if (!w->numbered || w->state == SROCE_SWQE_ERROR)
 			break;
-		if (sroce_req_is_local(w->opcode))
+		if (sroce_wr_op_is_local(w->opcode))
 			continue;
 		if (sroce_psn_before(w->last_psn, qp->comp.psn_una)) {
 			w->state = SROCE_SWQE_SENT;
@@ -494,6 +494,34 @@ static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 acked, bool rnr,
 	sroce_comp_retire(qp, nfy);
 }
 
+/*
+ * Is an ACK or NAK for @psn of AETH @type and @value one that nothing we
+ * sent is answered by: a reserved syndrome or NAK code, or a NAK that ends
+ * the QP (any but a sequence NAK) for a PSN not sent or acknowledged
+ * already.  Anything else may come from whoever can send to the port with
+ * the peer's address; lock held.
+ */
+static bool sroce_comp_aeth_bogus(const struct sroce_qp *qp, u32 psn,
+				  enum sroce_aeth_type type, u8 value)
+{
+	if (type == SROCE_AETH_RESERVED)
+		return true;
+	if (type != SROCE_AETH_NAK)
+		return false;
+	if (value > SROCE_NAK_INVALID_RD_REQ)
+		return true;
+	return value != SROCE_NAK_PSN_SEQ &&
+	       !sroce_psn_in_range(psn, qp->comp.psn_una,
+				   sroce_comp_unacked(qp));
+}
+
+/* A sequence or RNR NAK: it names the oldest PSN the responder lacks. */
+static bool sroce_comp_names_oldest(enum sroce_aeth_type type, u8 value)
+{
+	return type == SROCE_AETH_RNR_NAK ||
+	       (type == SROCE_AETH_NAK && value == SROCE_NAK_PSN_SEQ);
+}
+
 /* An ACK or NAK for @psn; lock held.  Returns true to kick the requester. */
 static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 			    struct sroce_nfy *nfy)
@@ -511,12 +539,7 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	 * anything else may come from whoever can send to the port with the
 	 * peer's address, and is dropped before it acknowledges anything.
 	 */
-	if (type == SROCE_AETH_RESERVED ||
-	    (type == SROCE_AETH_NAK &&
-	     (value > SROCE_NAK_INVALID_RD_REQ ||
-	      (value != SROCE_NAK_PSN_SEQ &&
-	       !sroce_psn_in_range(psn, qp->comp.psn_una,
-				   sroce_comp_unacked(qp)))))) {
+	if (sroce_comp_aeth_bogus(qp, psn, type, value)) {
 		sroce_stats_inc(stats, SROCE_CNT_BAD_RESPONSES);
 		return false;
 	}
@@ -528,8 +551,7 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 		u32 upto = sroce_comp_clamp(qp, acked, &implied);
 
 		gap = upto != acked;
-		sroce_comp_ack_upto(qp, upto, sroce_aeth_type(syndrome) ==
-					      SROCE_AETH_RNR_NAK, nfy);
+		sroce_comp_ack_upto(qp, upto, type == SROCE_AETH_RNR_NAK, nfy);
 	}
 	if (gap) {
 		/* READ responses or an atomic reply lost: ask again. */
@@ -547,12 +569,10 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	 * packets came through since): going back to it would resend what
 	 * was acknowledged.
 	 */
-	if ((sroce_aeth_type(syndrome) == SROCE_AETH_RNR_NAK ||
-	     (sroce_aeth_type(syndrome) == SROCE_AETH_NAK &&
-	      value == SROCE_NAK_PSN_SEQ)) && psn != qp->comp.psn_una)
+	if (sroce_comp_names_oldest(type, value) && psn != qp->comp.psn_una)
 		return false;
 
-	switch (sroce_aeth_type(syndrome)) {
+	switch (type) {
 	case SROCE_AETH_ACK:
 		sroce_timers_arm_ack_timeout(qp);
 		return true;
@@ -613,7 +633,7 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		if (!c->numbered || c->state == SROCE_SWQE_ERROR)
 			break;
 		npkts = sroce_psn_outstanding(c->last_psn, c->first_psn) + 1;
-		if (sroce_req_is_rd(c->opcode) &&
+		if (sroce_wr_op_is_rd(c->opcode) &&
 		    sroce_psn_in_range(psn, c->first_psn, npkts)) {
 			w = c;
 			break;

@@ -65,11 +65,8 @@ void sroce_req_seek(struct sroce_qp *qp, u32 index, u32 psn);
 void sroce_req_set_probe(struct sroce_qp *qp, bool due);
 void sroce_req_reset(struct sroce_qp *qp);
 void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
-enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode);
-bool sroce_req_is_local(u32 opcode);
 
 /* req_rd.c */
-bool sroce_req_is_rd(u32 opcode);
 u32 sroce_req_rd_npsn(const struct sroce_qp *qp, const struct sroce_swqe *w);
 void sroce_req_rd_piece(struct sroce_qp *qp, struct sroce_swqe *w, u32 npsn,
 			u32 *len);

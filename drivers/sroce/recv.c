@@ -15,7 +15,8 @@
  * when no such QP exists, when it fails the checks that need the QP (its
  * transport, the path MTU) or when it does not come from the QP's peer.
  * A packet with the multicast QPN or to a multicast address goes to
- * mcast.c instead (sroce_mcast_rcv()); a congestion notification (CNP) is counted and dropped.
+ * mcast.c instead (sroce_mcast_rcv()); a congestion notification (CNP)
+ * is counted and dropped.
  */
 #include <linux/skbuff.h>
 #include <linux/if_ether.h>

@@ -36,33 +36,6 @@
 #include "proto/sroce_proto.h"
 
 /**
- * sroce_req_wc_opcode() - the completion opcode of a send WQE
- * @opcode: enum ib_uverbs_wr_opcode, or SROCE_WR_OP_REG_MR; any value
- *	(a WQE flushed from the ring is not checked)
- *
- * Return: enum ib_wc_opcode (IB_WC_SEND for an opcode sroce does not
- * carry).
- */
-enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode)
-{
-	const struct sroce_wr_info *info = sroce_wr_info(opcode);
-
-	return info ? info->wc_opcode : IB_WC_SEND;
-}
-
-/**
- * sroce_req_is_local() - is a send WQE executed without a packet
- * @opcode: a carried opcode (fetched)
- *
- * Return: true for BIND_MW, LOCAL_INV and REG_MR: the requester executes
- * them in their turn; they complete once everything before them has.
- */
-bool sroce_req_is_local(u32 opcode)
-{
-	return sroce_wr_info(opcode)->flags & SROCE_WRF_LOCAL;
-}
-
-/**
  * sroce_req_seek() - move the requester's send position
  * @qp: the QP, lock held
  * @index: the WQE the requester sends next
@@ -87,7 +60,7 @@ void sroce_req_seek(struct sroce_qp *qp, u32 index, u32 psn)
 						  w->first_psn) + 1;
 
 		if (w->numbered && w->state != SROCE_SWQE_ERROR &&
-		    !sroce_req_is_local(w->opcode) &&
+		    !sroce_wr_op_is_local(w->opcode) &&
 		    sroce_psn_in_range(psn, w->first_psn, npkts))
 			cur_off = sroce_psn_outstanding(psn, w->first_psn) *
 				  qp->pmtu;
@@ -216,7 +189,7 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	if (sroce_req_seg(qp, w, &seg, &npsn))
 		return -EINVAL;
 	/* A READ or atomic asks only once its buffer is there (odp.c). */
-	if (sroce_req_is_rd(w->opcode) &&
+	if (sroce_wr_op_is_rd(w->opcode) &&
 	    !sroce_odp_sges_present(w->sge, w->num_sge, true))
 		return -EAGAIN;
 	if (!qp->req.cur_off) {
@@ -342,7 +315,7 @@ static int sroce_req_probe(struct sroce_qp *qp, struct sk_buff_head *list)
 
 		if (!w->numbered || state == SROCE_SWQE_ERROR)
 			break;
-		if (sroce_req_is_local(w->opcode))
+		if (sroce_wr_op_is_local(w->opcode))
 			continue;
 		npkts = sroce_psn_outstanding(w->last_psn, w->first_psn) + 1;
 		if (!sroce_psn_in_range(psn, w->first_psn, npkts))
@@ -434,6 +407,20 @@ static void sroce_req_fail_head(struct sroce_qp *qp,
 	sroce_qp_error(qp, nfy);
 }
 
+/*
+ * The completion status of a WQE whose packet could not be built: its
+ * region no longer holds what was checked (-EFAULT, -EAGAIN of a region
+ * gone bad), a raw frame too long (-EMSGSIZE), anything else.
+ */
+static enum ib_wc_status sroce_req_build_status(int err)
+{
+	if (err == -EFAULT || err == -EAGAIN)
+		return IB_WC_LOC_PROT_ERR;
+	if (err == -EMSGSIZE)
+		return IB_WC_LOC_LEN_ERR;
+	return IB_WC_LOC_QP_OP_ERR;
+}
+
 /* Why sroce_req_build() stopped */
 enum sroce_req_stop {
 	SROCE_REQ_DONE,		/* nothing more to do now */
@@ -505,7 +492,7 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
 		}
 		w = sroce_swqe_at(qp, qp->req.sq_cur);
 		if (w->state == SROCE_SWQE_PENDING &&
-		    sroce_req_is_local(w->opcode) &&
+		    sroce_wr_op_is_local(w->opcode) &&
 		    !sroce_req_rd_blocked(qp, w)) {
 			sroce_req_local(qp, w, nfy);
 			continue;
@@ -547,9 +534,7 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
 		if (ret) {
 			/* Its region no longer holds what was checked. */
 			w->state = SROCE_SWQE_ERROR;
-			w->status = ret == -EFAULT || ret == -EAGAIN ?
-				    IB_WC_LOC_PROT_ERR : ret == -EMSGSIZE ?
-				    IB_WC_LOC_LEN_ERR : IB_WC_LOC_QP_OP_ERR;
+			w->status = sroce_req_build_status(ret);
 			continue;
 		}
 		n++;

@@ -215,7 +215,7 @@ void sroce_req_fetch_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 			sroce_queue_slot(&qp->sq, qp->req.sq_head);
 
 		cqe.wr_id = READ_ONCE(u->wr_id);
-		cqe.opcode = sroce_req_wc_opcode(READ_ONCE(u->opcode));
+		cqe.opcode = sroce_wr_wc_opcode(READ_ONCE(u->opcode));
 		qp->req.sq_head++;
 		sroce_queue_store_consumer(&qp->sq, qp->req.sq_head);
 		sroce_qp_complete(qp, cq, &cqe, false, nfy);

@@ -360,6 +360,18 @@ out_unlock:
 		sroce_resp_kick(qp);
 }
 
+/*
+ * Is the ACK owed an error NAK (one that ends the requester's QP: any NAK
+ * but a sequence NAK)?  The responses before it go out first then.
+ */
+static bool sroce_resp_error_nak_owed(const struct sroce_qp *qp)
+{
+	const struct sroce_resp_ack *ack = &qp->resp.ack;
+
+	return ack->send && sroce_aeth_type(ack->syndrome) == SROCE_AETH_NAK &&
+	       sroce_aeth_value(ack->syndrome) != SROCE_NAK_PSN_SEQ;
+}
+
 /**
  * sroce_resp_flush() - complete every receive WQE with IB_WC_WR_FLUSH_ERR
  * @qp: a QP in ERROR, lock held
@@ -384,11 +396,7 @@ void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 	if (!sroce_qp_has_rq(qp) && qp->resp.in_msg)
 		sroce_resp_complete(qp, IB_WC_WR_FLUSH_ERR, IB_WC_RECV, 0, NULL,
 				    NULL, nfy);
-	sroce_resp_drop(qp, !(qp->resp.ack.send &&
-			      sroce_aeth_type(qp->resp.ack.syndrome) ==
-			      SROCE_AETH_NAK &&
-			      sroce_aeth_value(qp->resp.ack.syndrome) !=
-			      SROCE_NAK_PSN_SEQ));
+	sroce_resp_drop(qp, !sroce_resp_error_nak_owed(qp));
 	if (!sroce_qp_has_rq(qp))
 		return;
 	prod = sroce_queue_load_producer(&qp->rq);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * comp.c - the completer: acknowledgements, READ responses and atomic
- * replies to send completions, and the local ACK timeout.
+ * replies to send completions, and when the requester goes back.
  *
  * An ACK for PSN p acknowledges every packet up to p (ACKs coalesce); the
  * WQEs whose last packet is acknowledged retire in order, with a
@@ -19,8 +19,13 @@
  *    to the NAKed PSN (rnr_retry times; 7 is forever);
  *  - invalid request, remote access or remote operational error: the WQE
  *    completes with the matching status and the QP enters ERROR.
- * When no ACK comes within the local ACK timeout the requester goes back
- * to the oldest unacknowledged PSN (go-back-N), retry_cnt times.
+ * The timeouts are timers.c's: when no ACK comes within the local ACK
+ * timeout it probes the tail (sroce_comp_probe()) or goes back to the
+ * oldest unacknowledged PSN (go-back-N, sroce_comp_goback()), retry_cnt
+ * times, and fails the oldest WQE then (sroce_comp_fail()).  The go-back
+ * state (struct sroce_goback) is timers.c's too: the completer decides,
+ * the timers record.  The completer moves the requester's send position
+ * only through sroce_req_seek().
  *
  * Runs in softirq (the receive path and the timer), under the QP lock.
  */

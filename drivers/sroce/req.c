@@ -8,7 +8,8 @@
  * numbers the packets with consecutive PSNs and sends them, at most a
  * congestion window of PSNs ahead of the oldest unacknowledged one.  The
  * completer (comp.c) moves the window on and rewinds the requester for
- * retransmission.
+ * retransmission, through sroce_req_seek(): the send position (sq_cur,
+ * cur_off, psn_next) is written here only.
  *
  * Where it runs: sroce_req_kick() runs it in the caller's context, at most
  * one context at a time per QP (SROCE_QPF_REQ_RUNNING); a kick while it

@@ -11,6 +11,8 @@
  * ahead of the WQEs fetched, or more than a ring ahead of the oldest one
  * not retired, is garbage: nothing was posted.  A WQE that fails a check
  * is fetched anyway and completes with its error in its turn (req.c).
+ * In ERROR the WQEs still in the ring, never fetched, are flushed from
+ * here (sroce_req_fetch_flush()).
  */
 #include <rdma/ib_user_verbs.h>
 

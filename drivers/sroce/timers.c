@@ -17,7 +17,11 @@
  *  - the wait an RNR NAK asks for, after which the requester sends again
  *    (sroce_timer_rnr_wait_over()).
  * The events that arm, move or stop it are the sroce_timers_*() entries
- * below; the expiry runs in softirq and takes the QP lock.
+ * below; the expiry runs in softirq and takes the QP lock.  The go-back
+ * state (struct sroce_goback: when the requester last went back, a
+ * go-back owed and the gap it waits on) is written here only: the
+ * completer reports a gap (sroce_timers_gap_seen()) and a go-back
+ * (sroce_timers_went_back()).
  *
  * A timer that fires finds nothing acknowledged, which shows no loss by
  * itself: the requester sends only its last packet again

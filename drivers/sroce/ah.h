@@ -9,9 +9,6 @@
 
 struct sroce_dev;
 
-/* Address handles a device holds at most (query_device: max_ah). */
-#define SROCE_MAX_AH		0x10000
-
 /**
  * struct sroce_av - an address vector: what sroce_net_xmit_list() needs
  * @sgid: the source GID (a RoCEv2 GID of the port; IPv4-mapped for IPv4)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * comp.c - the completer: acknowledgements, READ responses and atomic
- * replies to send completions, and the local ACK timeout.
+ * replies to send completions, and when the requester goes back.
  *
  * An ACK for PSN p acknowledges every packet up to p (ACKs coalesce); the
  * WQEs whose last packet is acknowledged retire in order, with a
@@ -19,14 +19,20 @@
  *    to the NAKed PSN (rnr_retry times; 7 is forever);
  *  - invalid request, remote access or remote operational error: the WQE
  *    completes with the matching status and the QP enters ERROR.
- * When no ACK comes within the local ACK timeout the requester goes back
- * to the oldest unacknowledged PSN (go-back-N), retry_cnt times.
+ * The timeouts are timers.c's: when no ACK comes within the local ACK
+ * timeout it probes the tail (sroce_comp_probe()) or goes back to the
+ * oldest unacknowledged PSN (go-back-N, sroce_comp_goback()), retry_cnt
+ * times, and fails the oldest WQE then (sroce_comp_fail()).  The go-back
+ * state (struct sroce_goback) is timers.c's too: the completer decides,
+ * the timers record.  The completer moves the requester's send position
+ * only through sroce_req_seek().
  *
  * Runs in softirq (the receive path and the timer), under the QP lock.
  */
 #include <linux/skbuff.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "counters.h"
 #include "proto/sroce_proto.h"
 
@@ -49,7 +55,7 @@ void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy)
 		struct sroce_cqe cqe = {
 			.wr_id = w->wr_id,
 			.status = IB_WC_SUCCESS,
-			.opcode = sroce_req_wc_opcode(w->opcode),
+			.opcode = sroce_wr_wc_opcode(w->opcode),
 			.byte_len = w->length,
 		};
 		bool signaled = qp->sq_sig_all ||
@@ -61,6 +67,66 @@ void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy)
 		if (signaled)
 			sroce_qp_complete(qp, cq, &cqe, false, nfy);
 	}
+}
+
+/**
+ * sroce_comp_sent_unacked() - UD or UC: what was sent is done
+ * @qp: the QP, lock held
+ * @nfy: collects CQs to signal
+ *
+ * Nothing acknowledges a datagram or an unreliable message: every PSN
+ * sent counts as acknowledged, and the WQEs sent retire.
+ */
+void sroce_comp_sent_unacked(struct sroce_qp *qp, struct sroce_nfy *nfy)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->comp.psn_una = qp->req.psn_next;
+	sroce_comp_retire(qp, nfy);
+}
+
+/**
+ * sroce_comp_flush() - complete the WQEs fetched and not retired with
+ *	IB_WC_WR_FLUSH_ERR, in order
+ * @qp: a QP in ERROR, lock held
+ * @nfy: collects CQs to signal
+ */
+void sroce_comp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
+{
+	struct sroce_cq *cq = sroce_qp_send_cq(qp);
+	struct sroce_cqe cqe = { .status = IB_WC_WR_FLUSH_ERR };
+
+	lockdep_assert_held(&qp->lock);
+	while (qp->comp.sq_retire != qp->req.sq_head) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
+
+		cqe.wr_id = w->wr_id;
+		cqe.opcode = sroce_wr_wc_opcode(w->opcode);
+		sroce_req_release_swqe(w);
+		sroce_queue_store_consumer(&qp->sq, ++qp->comp.sq_retire);
+		sroce_qp_complete(qp, cq, &cqe, false, nfy);
+	}
+}
+
+/**
+ * sroce_comp_flushed() - the requester flushed the ring too: nothing is
+ *	outstanding
+ * @qp: a QP in ERROR, lock held
+ */
+void sroce_comp_flushed(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->comp.sq_retire = qp->req.sq_head;
+	qp->comp.psn_una = qp->req.psn_next;
+}
+
+/**
+ * sroce_comp_retry_spent() - the local ACK timeout spent a retry
+ * @qp: the QP, lock held, a retry left
+ */
+void sroce_comp_retry_spent(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->comp.retry--;
 }
 
 /*
@@ -85,22 +151,49 @@ static void sroce_comp_rewind(struct sroce_qp *qp, u32 psn)
 			break;
 		if (i == qp->req.sq_cur && !qp->req.cur_off)
 			break;	/* not started: nothing of it was sent */
-		if (sroce_req_is_local(w->opcode))
+		if (sroce_wr_op_is_local(w->opcode))
 			continue;	/* no packets; executed once */
 		npkts = sroce_psn_outstanding(w->last_psn, w->first_psn) + 1;
 		if (!sroce_psn_in_range(psn, w->first_psn, npkts))
 			continue;
-		qp->req.cur_off = sroce_psn_outstanding(psn, w->first_psn) *
-			      qp->pmtu;
-		qp->req.sq_cur = i;
-		qp->req.psn_next = psn;
+		sroce_req_seek(qp, i, psn);
 		for (; i != qp->req.sq_head; i++) {
 			w = sroce_swqe_at(qp, i);
 			if (w->state == SROCE_SWQE_SENT &&
-			    !sroce_req_is_local(w->opcode))
+			    !sroce_wr_op_is_local(w->opcode))
 				w->state = SROCE_SWQE_PENDING;
 		}
 		return;
+	}
+}
+
+/**
+ * sroce_comp_fail_oldest() - retire the oldest WQE, failed
+ * @qp: the QP, lock held
+ * @status: its completion status
+ * @nfy: collects CQs to signal
+ *
+ * The requester skips it if it had not gone past it (sroce_req_seek()).
+ * The caller moves the QP to ERROR.
+ */
+void sroce_comp_fail_oldest(struct sroce_qp *qp, enum ib_wc_status status,
+			    struct sroce_nfy *nfy)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->comp.sq_retire != qp->req.sq_head) {
+		struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
+		struct sroce_cqe cqe = {
+			.wr_id = w->wr_id,
+			.status = status,
+			.opcode = sroce_wr_wc_opcode(w->opcode),
+		};
+
+		sroce_req_release_swqe(w);
+		sroce_queue_store_consumer(&qp->sq, ++qp->comp.sq_retire);
+		if (qp->req.sq_cur < qp->comp.sq_retire)
+			sroce_req_seek(qp, qp->comp.sq_retire,
+				       qp->req.psn_next);
+		sroce_qp_complete(qp, sroce_qp_send_cq(qp), &cqe, false, nfy);
 	}
 }
 
@@ -114,20 +207,7 @@ void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
 		     struct sroce_nfy *nfy)
 {
 	lockdep_assert_held(&qp->lock);
-	if (qp->comp.sq_retire != qp->req.sq_head) {
-		struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
-		struct sroce_cqe cqe = {
-			.wr_id = w->wr_id,
-			.status = status,
-			.opcode = sroce_req_wc_opcode(w->opcode),
-		};
-
-		sroce_req_release_swqe(w);
-		sroce_queue_store_consumer(&qp->sq, ++qp->comp.sq_retire);
-		if (qp->req.sq_cur < qp->comp.sq_retire)
-			qp->req.sq_cur = qp->comp.sq_retire;
-		sroce_qp_complete(qp, sroce_qp_send_cq(qp), &cqe, false, nfy);
-	}
+	sroce_comp_fail_oldest(qp, status, nfy);
 	sroce_timers_stop(qp);
 	sroce_qp_error(qp, nfy);
 }
@@ -160,7 +240,7 @@ static u32 sroce_comp_clamp(struct sroce_qp *qp, u32 acked, u32 *implied)
 
 		if (!w->numbered || w->state == SROCE_SWQE_ERROR)
 			break;
-		if (sroce_req_is_rd(w->opcode)) {
+		if (sroce_wr_op_is_rd(w->opcode)) {
 			/* Its next response: where the ACK must stop. */
 			next = w->first_psn;
 			if (sroce_psn_before(next, qp->comp.psn_una))
@@ -237,23 +317,18 @@ static void sroce_comp_forward(struct sroce_qp *qp)
 
 		if (!w->numbered || w->state == SROCE_SWQE_ERROR)
 			break;
-		if (sroce_req_is_local(w->opcode))
+		if (sroce_wr_op_is_local(w->opcode))
 			continue;
 		if (sroce_psn_before(w->last_psn, qp->comp.psn_una)) {
 			w->state = SROCE_SWQE_SENT;
 			continue;
 		}
 		/* psn_una lies in it: a READ asks for the rest only. */
-		qp->req.sq_cur = i;
-		qp->req.cur_off =
-			sroce_psn_outstanding(qp->comp.psn_una, w->first_psn) *
-			qp->pmtu;
-		qp->req.psn_next = qp->comp.psn_una;
+		sroce_req_seek(qp, i, qp->comp.psn_una);
 		return;
 	}
-	qp->req.sq_cur = i;
-	qp->req.cur_off = 0;
-	qp->req.psn_next = qp->comp.psn_una;
+	/* Not sent, failed, or none: from its first packet. */
+	sroce_req_seek(qp, i, qp->comp.psn_una);
 }
 
 /**
@@ -264,11 +339,10 @@ void sroce_comp_reset(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
 	qp->comp.sq_retire = 0;
-	qp->comp.goback_ns = 0;
 	qp->comp.rd_seen = 0;
 	qp->comp.cwnd = SROCE_REQ_WINDOW;
 	qp->comp.cwnd_acked = 0;
-	qp->req.probe_due = false;
+	sroce_req_set_probe(qp, false);
 }
 
 /**
@@ -316,25 +390,23 @@ static u64 sroce_comp_guard_ns(const struct sroce_qp *qp)
 bool sroce_comp_goback(struct sroce_qp *qp, u32 psn, bool force)
 {
 	u64 now = ktime_get_ns(), guard = sroce_comp_guard_ns(qp);
+	const struct sroce_goback *gb = &qp->timers.goback;
 
 	lockdep_assert_held(&qp->lock);
-	if (!force && qp->comp.goback_ns && now - qp->comp.goback_ns < guard) {
-		if (!qp->timers.goback_owed ||
-		    sroce_psn_before(qp->timers.gap_psn, psn))
-			qp->timers.gap_psn = psn;
+	if (!force && gb->at_ns && now - gb->at_ns < guard) {
+		sroce_timers_gap_seen(qp, psn);
 		/*
 		 * Owed once the round trip is over (timers.c): the packets
 		 * this one says missing may not come again before.
 		 */
 		sroce_timers_goback_owed(qp, jiffies +
-					 nsecs_to_jiffies(qp->comp.goback_ns +
+					 nsecs_to_jiffies(gb->at_ns +
 							  guard - now) + 1);
 		return false;
 	}
-	qp->comp.goback_ns = now;
-	qp->timers.goback_owed = false;
+	sroce_timers_went_back(qp, now);
 	/* The window goes again: a probe would be sent twice. */
-	qp->req.probe_due = false;
+	sroce_req_set_probe(qp, false);
 	sroce_comp_loss(qp);
 	sroce_timers_rtt_forget(qp, psn);
 	sroce_comp_rewind(qp, psn);
@@ -361,7 +433,7 @@ void sroce_comp_probe(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
 	qp->comp.probe_psn = sroce_psn_add(qp->req.psn_max, SROCE_PSN_MASK);
-	qp->req.probe_due = true;
+	sroce_req_set_probe(qp, true);
 	/* Karn: an ACK may now answer the original or the probe. */
 	sroce_timers_rtt_forget(qp, qp->comp.psn_una);
 }
@@ -375,16 +447,12 @@ void sroce_comp_probe(struct sroce_qp *qp)
  */
 static bool sroce_comp_gap(struct sroce_qp *qp, u32 psn)
 {
-	if (!qp->timers.goback_owed)
+	if (!qp->timers.goback.owed)
 		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_IMPLIED_NAKS);
-	if (!qp->timers.goback_owed ||
-	    sroce_psn_before(qp->timers.gap_psn, psn))
-		qp->timers.gap_psn = psn;
-	if (qp->timers.goback_owed)
+	sroce_timers_gap_seen(qp, psn);
+	if (qp->timers.goback.owed)
 		return false;
-	if (!qp->comp.goback_ns ||
-	    ktime_get_ns() - qp->comp.goback_ns >= sroce_comp_guard_ns(qp))
-		qp->comp.goback_ns = ktime_get_ns(); /* the guard starts now */
+	sroce_timers_guard_start(qp, sroce_comp_guard_ns(qp));
 	return sroce_comp_goback(qp, qp->comp.psn_una, false);
 }
 
@@ -423,12 +491,40 @@ static void sroce_comp_ack_upto(struct sroce_qp *qp, u32 acked, bool rnr,
 		qp->comp.rd_seen &= ~BIT_ULL((acked - n + 1) % SROCE_RD_SEEN);
 	qp->comp.psn_una = sroce_psn_add(acked, 1);
 	/* The peer is heard from: no probe is owed. */
-	qp->req.probe_due = false;
+	sroce_req_set_probe(qp, false);
 	sroce_comp_forward(qp);
 	qp->comp.retry = qp->attr.retry_cnt;
 	if (!rnr)
 		qp->comp.rnr_retry_left = qp->attr.rnr_retry;
 	sroce_comp_retire(qp, nfy);
+}
+
+/*
+ * Is an ACK or NAK for @psn of AETH @type and @value one that nothing we
+ * sent is answered by: a reserved syndrome or NAK code, or a NAK that ends
+ * the QP (any but a sequence NAK) for a PSN not sent or acknowledged
+ * already.  Anything else may come from whoever can send to the port with
+ * the peer's address; lock held.
+ */
+static bool sroce_comp_aeth_bogus(const struct sroce_qp *qp, u32 psn,
+				  enum sroce_aeth_type type, u8 value)
+{
+	if (type == SROCE_AETH_RESERVED)
+		return true;
+	if (type != SROCE_AETH_NAK)
+		return false;
+	if (value > SROCE_NAK_INVALID_RD_REQ)
+		return true;
+	return value != SROCE_NAK_PSN_SEQ &&
+	       !sroce_psn_in_range(psn, qp->comp.psn_una,
+				   sroce_comp_unacked(qp));
+}
+
+/* A sequence or RNR NAK: it names the oldest PSN the responder lacks. */
+static bool sroce_comp_names_oldest(enum sroce_aeth_type type, u8 value)
+{
+	return type == SROCE_AETH_RNR_NAK ||
+	       (type == SROCE_AETH_NAK && value == SROCE_NAK_PSN_SEQ);
 }
 
 /* An ACK or NAK for @psn; lock held.  Returns true to kick the requester. */
@@ -448,12 +544,7 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	 * anything else may come from whoever can send to the port with the
 	 * peer's address, and is dropped before it acknowledges anything.
 	 */
-	if (type == SROCE_AETH_RESERVED ||
-	    (type == SROCE_AETH_NAK &&
-	     (value > SROCE_NAK_INVALID_RD_REQ ||
-	      (value != SROCE_NAK_PSN_SEQ &&
-	       !sroce_psn_in_range(psn, qp->comp.psn_una,
-				   sroce_comp_unacked(qp)))))) {
+	if (sroce_comp_aeth_bogus(qp, psn, type, value)) {
 		sroce_stats_inc(stats, SROCE_CNT_BAD_RESPONSES);
 		return false;
 	}
@@ -465,8 +556,7 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 		u32 upto = sroce_comp_clamp(qp, acked, &implied);
 
 		gap = upto != acked;
-		sroce_comp_ack_upto(qp, upto, sroce_aeth_type(syndrome) ==
-					      SROCE_AETH_RNR_NAK, nfy);
+		sroce_comp_ack_upto(qp, upto, type == SROCE_AETH_RNR_NAK, nfy);
 	}
 	if (gap) {
 		/* READ responses or an atomic reply lost: ask again. */
@@ -484,12 +574,10 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	 * packets came through since): going back to it would resend what
 	 * was acknowledged.
 	 */
-	if ((sroce_aeth_type(syndrome) == SROCE_AETH_RNR_NAK ||
-	     (sroce_aeth_type(syndrome) == SROCE_AETH_NAK &&
-	      value == SROCE_NAK_PSN_SEQ)) && psn != qp->comp.psn_una)
+	if (sroce_comp_names_oldest(type, value) && psn != qp->comp.psn_una)
 		return false;
 
-	switch (sroce_aeth_type(syndrome)) {
+	switch (type) {
 	case SROCE_AETH_ACK:
 		sroce_timers_arm_ack_timeout(qp);
 		return true;
@@ -550,7 +638,7 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 		if (!c->numbered || c->state == SROCE_SWQE_ERROR)
 			break;
 		npkts = sroce_psn_outstanding(c->last_psn, c->first_psn) + 1;
-		if (sroce_req_is_rd(c->opcode) &&
+		if (sroce_wr_op_is_rd(c->opcode) &&
 		    sroce_psn_in_range(psn, c->first_psn, npkts)) {
 			w = c;
 			break;

@@ -20,6 +20,7 @@
 #include <linux/log2.h>
 
 #include "sroce.h"
+#include "qp.h"
 
 /* Ring capacity for a requested number of CQEs, or 0 if out of range. */
 static u32 sroce_cq_entries(unsigned int cqe)

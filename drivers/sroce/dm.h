@@ -12,9 +12,6 @@
 struct sroce_dev;
 struct sroce_mmap_entry;
 
-/* Bytes of device memory a device hands out in all, in whole pages. */
-#define SROCE_MAX_DM_SIZE	(256 * 1024)
-
 /**
  * struct sroce_dm - device memory: a buffer of kernel memory
  * @ibdm: the core object; must stay first

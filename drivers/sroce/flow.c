@@ -38,6 +38,7 @@
 #include <linux/rculist.h>
 
 #include "sroce.h"
+#include "qp.h"
 #include "counters.h"
 #include "flow.h"
 

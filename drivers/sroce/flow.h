@@ -18,9 +18,6 @@ struct sroce_qp;
 struct sroce_swqe;
 struct sroce_nfy;
 
-/* Flows per device: bounds the work of every frame's lookup. */
-#define SROCE_MAX_FLOWS		256
-
 /**
  * struct sroce_flows - a device's flows and its tap on the netdev
  * @lock: serialises creation and destruction (the list's writers, the

@@ -39,6 +39,7 @@
 #include <net/ipv6.h>
 
 #include "sroce.h"
+#include "qp.h"
 #include "counters.h"
 #include "mcast.h"
 #include "proto/sroce_proto.h"
@@ -343,4 +344,66 @@ void sroce_mcast_cleanup(struct sroce_dev *sdev)
 {
 	WARN_ON(sdev->mcast.groups || sdev->mcast.attached);
 	mutex_destroy(&sdev->mcast.lock);
+}
+
+/**
+ * sroce_mcast_rcv() - a valid datagram with a multicast QPN or address
+ * @sdev: the device it arrived on
+ * @skb: the datagram, data at the UDP header (not consumed)
+ * @pkt: its transport headers
+ * @net: its IP and UDP headers
+ *
+ * A UD packet with the multicast QPN (0xffffff) to a multicast address
+ * goes to every QP attached to the group of that address, each with its
+ * own Q_Key check and receive WQE (sroce_resp_rcv()), except the QP that
+ * sent it when the IP stack looped it back from this device.  Anything
+ * else (a multicast QPN to a unicast address, a unicast QPN to a multicast
+ * address, another transport, a group with no QP here) is dropped.
+ * Softirq, under rcu_read_lock (the socket's receive path).
+ *
+ * Return: the datagram's fate: SROCE_CNT_RX_MCAST or
+ * SROCE_CNT_RX_DROP_MCAST.
+ */
+enum sroce_counter sroce_mcast_rcv(struct sroce_dev *sdev,
+				   struct sk_buff *skb,
+				   const struct sroce_pkt *pkt,
+				   const struct sroce_net *net)
+{
+	u32 self = U32_MAX;	/* no QP number: 24 bits */
+	struct sroce_hdrs h;
+	struct sroce_mca *a;
+	struct sroce_mcg *g;
+	struct sroce_qp *qp;
+
+	if (pkt->bth.dqpn != IB_MULTICAST_QPN ||
+	    !sroce_mcast_addr(net->daddr) ||
+	    sroce_pkt_check_qp(pkt, SROCE_TRANSPORT_UD, SROCE_MAX_PMTU) !=
+		    SROCE_RX_OK)
+		return SROCE_CNT_RX_DROP_MCAST;
+	/* Sent by this device (multicast loopback): not to the sender. */
+	if (skb->pkt_type == PACKET_LOOPBACK) {
+		sroce_pkt_hdrs(pkt, &h);
+		self = h.deth.sqpn;
+	}
+
+	rcu_read_lock();
+	g = sroce_mcg_find(sdev, net->daddr);
+	if (!g) {
+		rcu_read_unlock();
+		return SROCE_CNT_RX_DROP_MCAST;
+	}
+	list_for_each_entry_rcu(a, &g->qps, grp_node) {
+		qp = a->qp;
+		if (qp->ibqp.qp_num == self) {
+			sroce_stats_inc(sdev->stats,
+					SROCE_CNT_MCAST_SELF_SKIPS);
+			continue;
+		}
+		if (!refcount_inc_not_zero(&qp->slot->ref))
+			continue;
+		sroce_resp_rcv(qp, skb, pkt);
+		sroce_qp_put(qp);
+	}
+	rcu_read_unlock();
+	return SROCE_CNT_RX_MCAST;
 }

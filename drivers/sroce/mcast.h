@@ -17,15 +17,6 @@ struct sroce_net;
 struct sroce_pkt;
 struct sroce_qp;
 
-/*
- * Limits (query_device, all enforced): groups per device, QPs per group,
- * attachments per device.  The last binds before the product of the
- * first two: 16 QPs in every group at once, or fewer groups with more.
- */
-#define SROCE_MAX_MCAST_GRP		1024
-#define SROCE_MAX_MCAST_QP_ATTACH	64
-#define SROCE_MAX_TOTAL_MCAST_QP_ATTACH	16384
-
 /* Buckets of a device's group table: 2^8. */
 #define SROCE_MCG_HASH_BITS		8
 
@@ -89,9 +80,9 @@ int sroce_mcast_detach(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
 void sroce_mcast_qp_detach_all(struct sroce_qp *qp);
 bool sroce_mcast_addr(const u8 *gid);
 struct sroce_mcg *sroce_mcg_find(struct sroce_dev *sdev, const u8 *gid);
-enum sroce_counter sroce_mcast_recv(struct sroce_dev *sdev,
-				    struct sk_buff *skb,
-				    const struct sroce_pkt *pkt,
-				    const struct sroce_net *net);
+enum sroce_counter sroce_mcast_rcv(struct sroce_dev *sdev,
+				   struct sk_buff *skb,
+				   const struct sroce_pkt *pkt,
+				   const struct sroce_net *net);
 
 #endif /* SROCE_MCAST_H */

@@ -104,9 +104,6 @@ struct sroce_mr {
 	u32 fr_page_size;
 };
 
-/* Pages a fast-registration region maps at most. */
-#define SROCE_MAX_FR_PAGES	512
-
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct sroce_mr, ibmr);

@@ -32,6 +32,7 @@
 #include <linux/xarray.h>
 
 #include "sroce.h"
+#include "qp.h"
 
 #define SROCE_MW_ACCESS_OK						\
 	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |		\

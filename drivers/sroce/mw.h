@@ -12,9 +12,6 @@ struct sroce_mr;
 struct sroce_qp;
 struct sroce_swqe;
 
-/* Memory windows a device holds at most. */
-#define SROCE_MAX_MW		0x10000
-
 /**
  * struct sroce_mw - a memory window
  * @ibmw: the core MW; must stay first.  @ibmw.rkey is the current key.

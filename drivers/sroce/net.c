@@ -17,6 +17,7 @@
 #include <rdma/sroce-abi.h>
 
 #include "sroce.h"
+#include "qp.h"
 #include "counters.h"
 #include "net.h"
 #include "proto/sroce_proto.h"

@@ -39,7 +39,7 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp, u32 hdr_len,
 void sroce_net_qp_xmit_list(struct sroce_qp *qp, struct sk_buff_head *list);
 
 /* recv.c */
-void sroce_skb_recv(struct sroce_dev *sdev, struct sk_buff *skb);
+void sroce_skb_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
 void sroce_skb_icrc_feed(struct sk_buff *skb, unsigned int from,
 			 unsigned int to, struct sroce_icrc *ic);
 

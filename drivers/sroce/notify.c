@@ -2,17 +2,19 @@
 /*
  * notify.c - the completions the engine posts for a QP and what it
  * reports once the QP lock is dropped: CQ signals, CQ overflows, fatal QP
- * errors, SRQ events (struct sroce_nfy, qp.h).
+ * errors, SRQ events (struct sroce_nfy, notify.h).
  *
  * The requester, completer and responder post completions under the QP
  * lock (sroce_qp_complete()) and collect in a struct sroce_nfy the CQs to
  * signal and the events to report; sroce_qp_notify() delivers them after
  * the lock is dropped, since a completion handler or an event handler may
  * call back into the QP.  It also drops the reference on an XRC SRQ that
- * the responder looked up for a completion (xrc.c): the SRQ's CQ lives
+ * the responder looked up for a completion (xrc.c, srq.c): the SRQ's CQ lives
  * until the signal is delivered.
  */
 #include "sroce.h"
+#include "qp.h"
+#include "notify.h"
 
 /* Add @cq to a pair of CQs to report, once. */
 static void sroce_nfy_add_cq(struct sroce_cq **pair, struct sroce_cq *cq)

@@ -49,6 +49,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sroce.h"
+#include "qp.h"
 #include "odp.h"
 
 /* The QP flag each engine sets when its fault failed. */

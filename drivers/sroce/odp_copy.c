@@ -15,6 +15,7 @@
 #include <rdma/ib_umem_odp.h>
 
 #include "sroce.h"
+#include "qp.h"
 #include "odp.h"
 
 /* The user address of @va of @mr. */

@@ -6,6 +6,8 @@
  * User space posts without a system call; its POST_SEND is a doorbell.
  */
 #include "sroce.h"
+#include "qp.h"
+#include "notify.h"
 #include "proto/sroce_proto.h"
 
 /**

@@ -27,6 +27,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "counters.h"
 #include "net.h"
 #include "proto/sroce_proto.h"
@@ -353,7 +354,7 @@ void sroce_qp_error(struct sroce_qp *qp, struct sroce_nfy *nfy)
 		nfy->last_wqe = qp;
 	qp->state = IB_QPS_ERR;
 	qp->attr.qp_state = IB_QPS_ERR;
-	qp->timers.rnr_wait = false;
+	sroce_timers_qp_error(qp);
 	/* Posts in ERROR ring the doorbell, and the requester flushes them. */
 	WRITE_ONCE(*qp->sq.notify, SROCE_SQ_NOTIFY_DOORBELL);
 	sroce_req_flush(qp, nfy);

@@ -1,239 +1,38 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * qp.h - queue pairs (qp.c) and the transport engine that drives them:
- * requester (req.c), completer (comp.c), responder (resp.c).
+ * qp.h - queue pairs (qp.c): the QP, its slot in the device's table, the
+ * state of its three engines (requester, completer, responder) and their
+ * flags, its predicates and its verbs.  What the engine shares among its
+ * own files is engine.h's; the WQE copies are wqe.h's.
  */
 #ifndef SROCE_QP_H
 #define SROCE_QP_H
 
 #include <linux/completion.h>
-#include <linux/log2.h>
 #include <linux/refcount.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
-#include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/sroce-abi.h>
 
 #include "ah.h"
-#include "proto/seg.h"
+#include "param.h"
 #include "proto/opcode.h"
 #include "queue.h"
 #include "timers.h"
+#include "wqe.h"
 
-struct sroce_dev;
 struct sroce_cq;
-struct sroce_mr;
+struct sroce_dev;
+struct sroce_nfy;
 struct sroce_pkt;
+struct sroce_res;
+struct sroce_rss;
 struct sroce_srq;
-
-/* Capabilities of a QP (query_device reports them). */
-#define SROCE_MAX_QP		0x40000
-#define SROCE_MAX_QP_WR		0x4000
-#define SROCE_MAX_SGE		32
-#define SROCE_MAX_INLINE	512
-/*
- * READ and atomic requests in flight per QP, as initiator and as
- * responder: rdma_rxe's figure, which perftest hands sroce's QPs.
- */
-#define SROCE_MAX_RD_ATOMIC	128
-/* The largest message: IBTA's 2^31 bytes. */
-#define SROCE_MAX_MSG_SIZE	BIT(31)
 
 /* The GRH a UD receive buffer starts with (IBTA 11.4.1.2) */
 #define SROCE_GRH_LEN		40
-
-/* QP numbers 0 and 1 are the special QPs; ordinary ones start here. */
-#define SROCE_QPN_MIN		16
-#define SROCE_QPN_MAX		0xffffff
-
-/*
- * Requester window: PSNs sent and not yet acknowledged.  Bounded so a
- * burst never overruns the receiver's backlog (netdev_max_backlog, 1000
- * packets by default).  Within it a congestion window moves as TCP's
- * (additive increase, a quarter less on a loss): every PSN in flight when
- * a loss is found is sent again (go-back-N), so on a lossy wire a smaller
- * window wastes less; not too small, or the round trip limits it.
- */
-#define SROCE_REQ_WINDOW	128
-#define SROCE_REQ_WINDOW_MIN	16
-/* Ask for an ACK at least every this many packets (and of the window). */
-#define SROCE_REQ_ACK_EVERY	32
-/*
- * PSNs one RDMA READ may take (one per response packet): far below half
- * the PSN space, so PSN comparisons hold across it.
- */
-#define SROCE_REQ_MAX_READ_PKTS	BIT(22)
-/*
- * A READ's responses come as one burst that the congestion window cannot
- * slow down once asked for, so a READ asks in pieces that fit the window
- * (sroce_req_rd_npsn()).  A piece ends at a unit boundary, a unit being at
- * least this many response packets and at most 1/64 of the READ (the
- * pieces sent are one bit each of struct sroce_swqe.rd_ends).
- */
-#define SROCE_REQ_RD_UNIT_MIN	SROCE_REQ_WINDOW_MIN
-#define SROCE_REQ_RD_UNITS	64
-/* READ responses the completer keeps beyond a missing one (one u64). */
-#define SROCE_RD_SEEN		64
-/* Packets the requester builds per lock hold before transmitting them. */
-#define SROCE_REQ_BATCH		16
-/*
- * Responder packets (READ responses) sent from softirq per received
- * packet; the rest of a long response goes out from the QP's work item.
- */
-#define SROCE_RESP_SOFTIRQ_BUDGET	(2 * SROCE_REQ_BATCH)
-
-/**
- * struct sroce_sge_ref - a validated local SGE
- * @mr: the region, with a reference (NULL for an empty SGE)
- * @addr: first byte
- * @length: bytes
- */
-struct sroce_sge_ref {
-	struct sroce_mr *mr;
-	u64 addr;
-	u32 length;
-};
-
-/* Where a send WQE stands (struct sroce_swqe.state). */
-enum sroce_swqe_state {
-	SROCE_SWQE_PENDING,	/* fetched, not completely sent */
-	SROCE_SWQE_SENT,	/* every packet sent, waiting for the ACK */
-	SROCE_SWQE_ERROR,	/* failed locally: completes with @status */
-};
-
-/**
- * struct sroce_swqe - the kernel's copy of a send WQE
- * @wr_id: from the WQE
- * @opcode: enum ib_uverbs_wr_opcode
- * @send_flags: enum ib_uverbs_send_flags
- * @imm: ImmDt as on the wire, or the rkey to invalidate (host order)
- * @length: total payload bytes
- * @num_sge: entries of @sge used (0 for inline)
- * @state: enum sroce_swqe_state
- * @numbered: @first_psn and @last_psn are set (its first packet went out,
- *	or, for a local operation, it was executed)
- * @status: the completion status of an SROCE_SWQE_ERROR entry
- * @op: the operation's own fields, as the WQE had them (uapi)
- * @xrc_srqn: XRC INI QP: the XRC SRQ at the target (every packet's XRCETH)
- * @first_psn: PSN of the first packet, set when it is first sent
- * @last_psn: PSN of the last packet (of the last response for a READ)
- * @dqpn: UD: the destination QP
- * @qkey: UD: the Q_Key the DETH carries
- * @av: UD: the address, copied from the WQE's AH when it was fetched
- * @rd_ends: RDMA READ: bit k set when a request sent ends with unit k
- *	(sroce_rd_unit()); one asking again from within it ends there too
- * @sge: the gather list, with region references; room for the QP's
- *	max_send_sge entries or, for an inline WQE, its max_inline_data
- *	bytes of payload (struct sroce_qp.swqe_size covers both)
- */
-struct sroce_swqe {
-	u64 wr_id;
-	u32 opcode;
-	u32 send_flags;
-	u32 imm;
-	u32 length;
-	u32 num_sge;
-	u8 state;
-	bool numbered;
-	u8 status;
-	union sroce_wqe_op op;
-	u32 xrc_srqn;
-	u32 first_psn;
-	u32 last_psn;
-	u32 dqpn;
-	u32 qkey;
-	struct sroce_av av;
-	u64 rd_ends;
-	struct sroce_sge_ref sge[];
-};
-
-/*
- * The response packets of a unit of an RDMA READ of @npkts: the pieces a
- * READ asks in end at multiples of it, or with the READ.
- */
-static inline u32 sroce_rd_unit(u32 npkts)
-{
-	return max_t(u32, SROCE_REQ_RD_UNIT_MIN,
-		     DIV_ROUND_UP(npkts, SROCE_REQ_RD_UNITS));
-}
-
-/* The unit of RDMA READ WQE @w at path MTU @pmtu. */
-static inline u32 sroce_swqe_rd_unit(const struct sroce_swqe *w, u32 pmtu)
-{
-	return sroce_rd_unit(sroce_seg_npkts(w->length, pmtu));
-}
-
-/**
- * struct sroce_rwqe - the kernel's copy of the receive WQE in use
- * @wr_id: from the WQE
- * @num_sge: entries of @sge
- * @length: sum of the SGE lengths
- * @sge: the scatter list, with region references
- */
-struct sroce_rwqe {
-	u64 wr_id;
-	u32 num_sge;
-	u32 length;
-	struct sroce_sge_ref sge[SROCE_MAX_SGE];
-};
-
-/* What a responder resource answers (struct sroce_res.type). */
-enum sroce_res_type {
-	SROCE_RES_NONE,
-	SROCE_RES_READ,
-	SROCE_RES_ATOMIC,
-	SROCE_RES_ATOMIC_WRITE,	/* answered by a READ response of no data */
-};
-
-/**
- * struct sroce_res - a responder resource: an RDMA READ, atomic or atomic
- *	write request accepted, with what its responses need
- * @type: enum sroce_res_type
- * @replay: answers a duplicate request again (max_dest_rd_atomic counts
- *	the others)
- * @first_psn: PSN of the request, and of the first response
- * @last_psn: PSN of the last response
- * @cur_psn: READ: PSN of the next response packet to send
- * @msn: the MSN the responses carry
- * @mr: READ: the region read, with a reference while responses remain
- *	to be sent (NULL for a zero-length READ and once sent)
- * @va: READ: address of the byte at @first_psn
- * @len: READ: bytes from @va
- * @rkey: READ: the rkey of the request (a duplicate must name it)
- * @orig: atomic: the original value, returned again to a duplicate
- * @pd: READ: the PD its key is checked against for every response (the
- *	QP's, or for an XRC TGT QP the SRQ's the request named); compared,
- *	never dereferenced
- */
-struct sroce_res {
-	u8 type;
-	bool replay;
-	u32 first_psn;
-	u32 last_psn;
-	u32 cur_psn;
-	u32 msn;
-	struct sroce_mr *mr;
-	u64 va;
-	u32 len;
-	u32 rkey;
-	u64 orig;
-	struct ib_pd *pd;
-};
-
-/*
- * Responder resources kept: answered ones stay for duplicates.  At least
- * twice the most a requester may have outstanding (max_dest_rd_atomic): a
- * go-back answers each of those again, and their answers before must stay
- * findable meanwhile.  A power of two, allocated when max_dest_rd_atomic
- * is set (sroce_resp_res_alloc()).
- */
-static inline u32 sroce_res_ring_size(u32 max_dest_rd_atomic)
-{
-	return max_dest_rd_atomic ?
-		roundup_pow_of_two(2 * max_dest_rd_atomic) : 0;
-}
 
 /* An ACK or NAK the responder has decided to send. */
 struct sroce_resp_ack {
@@ -259,19 +58,25 @@ enum sroce_qp_flag {
 };
 
 /**
- * struct sroce_req - the requester's state (req.c), under the QP lock
- * @sq_head: index of the next WQE to fetch from the SQ ring
- * @sq_cur: index of the WQE the requester sends next
- * @cur_off: payload bytes of WQE @sq_cur already sent
- * @psn_next: PSN of the next packet the requester sends
- * @psn_max: the PSN after the highest one ever sent (tells resends apart)
- * @ackreq_gap: packets sent since the last one asking for an ACK
+ * struct sroce_req - the requester's state, under the QP lock
+ * @sq_head: index of the next WQE to fetch from the SQ ring (req_fetch.c;
+ *	req.c resets it)
+ * @sq_cur: index of the WQE the requester sends next (req.c; the others
+ *	move it with sroce_req_seek())
+ * @cur_off: payload bytes of WQE @sq_cur already sent (req.c, likewise)
+ * @psn_next: PSN of the next packet the requester sends (req.c, likewise)
+ * @psn_max: the PSN after the highest one ever sent (tells resends apart;
+ *	req.c)
+ * @ackreq_gap: packets sent since the last one asking for an ACK (req.c)
  * @ackreq_owed: the last packet built ends a SEND or WRITE message and
  *	does not ask for an ACK yet: it does if no packet follows it in its
- *	batch (sroce_req_build())
- * @ackreq_owed_fresh: that packet is a first transmission
+ *	batch (sroce_req_build(); req.c)
+ * @ackreq_owed_fresh: that packet is a first transmission (req.c)
  * @probe_due: the packet at the completer's probe_psn is to be sent
- *	again, alone, asking for an ACK (sroce_comp_probe())
+ *	again, alone, asking for an ACK (sroce_comp_probe()); req.c, the
+ *	completer through sroce_req_set_probe()
+ *
+ * qp.c sets the PSNs when modify_qp names the send PSN.
  */
 struct sroce_req {
 	u32 sq_head;
@@ -286,7 +91,8 @@ struct sroce_req {
 };
 
 /**
- * struct sroce_comp - the completer's state (comp.c), under the QP lock
+ * struct sroce_comp - the completer's state, under the QP lock; every
+ *	field written by comp.c (the others call its entries)
  * @sq_retire: index of the oldest WQE not retired (the SQ's consumer)
  * @psn_una: oldest PSN not acknowledged
  * @rd_seen: READ responses placed ahead of @psn_una, a bit per PSN
@@ -294,13 +100,14 @@ struct sroce_req {
  * @cwnd: the congestion window, in PSNs (SROCE_REQ_WINDOW_MIN to
  *	SROCE_REQ_WINDOW)
  * @cwnd_acked: PSNs acknowledged since @cwnd last grew
- * @goback_ns: when the requester last went back to @psn_una (ktime ns, 0
- *	before): a NAK or out-of-order response within a round trip of it
- *	does not make another go-back (sroce_comp_goback())
  * @probe_psn: the PSN of a tail loss probe (sroce_comp_probe()): the one
  *	before the requester's psn_max when the timer fired
- * @retry: retries left of the current packet (retry_cnt after progress)
+ * @retry: retries left of the current packet (retry_cnt after progress;
+ *	the local ACK timeout spends one, sroce_comp_retry_spent())
  * @rnr_retry_left: RNR retries left (7: infinite)
+ *
+ * When the requester last went back is the timers' (struct sroce_goback).
+ * qp.c sets @psn_una, @cwnd and the retries at creation and modify_qp.
  */
 struct sroce_comp {
 	u32 sq_retire;
@@ -308,40 +115,50 @@ struct sroce_comp {
 	u64 rd_seen;
 	u32 cwnd;
 	u32 cwnd_acked;
-	u64 goback_ns;
 	u32 probe_psn;
 	u8 retry;
 	u8 rnr_retry_left;
 };
 
 /**
- * struct sroce_resp - the responder's state (resp.c), under the QP lock
- * @rq_cons: index of the receive WQE in use or next (the RQ's consumer)
- * @rwqe: the receive WQE in use while @in_msg
- * @in_msg: the responder is inside a SEND message
- * @recv_off: bytes of the current message written to @rwqe
- * @in_write: the responder is inside an RDMA WRITE message
- * @wr_mr: the region the current RDMA WRITE writes (NULL if zero-length)
+ * struct sroce_resp - the responder's state, under the QP lock; after
+ *	each field the file that writes it (sroce_resp_reset() runs each
+ *	file's reset)
+ * @rq_cons: index of the receive WQE in use or next (the RQ's consumer;
+ *	resp_msg.c)
+ * @rwqe: the receive WQE in use while @in_msg (resp_msg.c; srq.c fills
+ *	it for a QP with an SRQ)
+ * @in_msg: the responder is inside a SEND message (resp_msg.c)
+ * @recv_off: bytes of the current message written to @rwqe (resp_msg.c)
+ * @in_write: the responder is inside an RDMA WRITE message (resp_msg.c)
+ * @wr_mr: the region the current RDMA WRITE writes (NULL if zero-length;
+ *	resp_msg.c)
  * @wr_rkey: the key of its RETH, checked again for every packet
- * @wr_va: its address from the RETH
- * @wr_len: its length from the RETH
- * @wr_off: bytes of it written so far
- * @epsn: the expected PSN
- * @msn: the message sequence number
+ *	(resp_msg.c)
+ * @wr_va: its address from the RETH (resp_msg.c)
+ * @wr_len: its length from the RETH (resp_msg.c)
+ * @wr_off: bytes of it written so far (resp_msg.c)
+ * @epsn: the expected PSN (resp.c; qp.c sets it from modify_qp)
+ * @msn: the message sequence number (resp.c)
  * @nak_sent: a sequence NAK for @epsn was sent (one per gap), or an RNR
- *	NAK for an ODP fault (no sequence NAK till @epsn comes again)
+ *	NAK for an ODP fault (no sequence NAK till @epsn comes again; resp.c)
  * @odp_held: the SEND at @epsn found pages of its receive WQE missing
  *	(odp.c) with its first packet: the WQE in use waits for it again
+ *	(resp_msg.c)
  * @res: the responder resources, a ring by free-running index (NULL
- *	while max_dest_rd_atomic was never set above 0)
+ *	while max_dest_rd_atomic was never set above 0; resp_rdatomic.c installs
+ *	it, qp.c frees it)
  * @res_size: its entries, sroce_res_ring_size() of max_dest_rd_atomic
- * @res_head: index of the next resource to fill
+ *	(resp_rdatomic.c; qp.c zeroes it with @res)
+ * @res_head: index of the next resource to fill (resp_rdatomic.c)
  * @res_tail: index of the oldest resource whose responses are not all
- *	sent (@res_head when all are)
+ *	sent (@res_head when all are; resp_out.c)
  * @ack: the ACK or NAK to send once the responses before it are out
+ *	(resp_out.c)
  * @xsrq: XRC TGT QP: the XRC SRQ the packet being executed names, with a
  *	reference, or NULL (xrc.c); set for the execution of one packet
  * @xrc_srqn: XRC TGT QP: the number of the SRQ @rwqe came from
+ *	(resp_msg.c)
  */
 struct sroce_resp {
 	u32 rq_cons;
@@ -477,13 +294,6 @@ static inline struct sroce_swqe *sroce_swqe_at(struct sroce_qp *qp, u32 index)
 			  qp->swqe_size;
 }
 
-/* The responder resource of free-running index @index; lock held. */
-static inline struct sroce_res *sroce_resp_res_at(struct sroce_qp *qp,
-						  u32 index)
-{
-	return &qp->resp.res[index & (qp->resp.res_size - 1)];
-}
-
 /* An XRC QP: the initiator (send side) or the target (receive side). */
 static inline bool sroce_qp_is_xrc(const struct sroce_qp *qp)
 {
@@ -549,21 +359,7 @@ static inline struct sroce_cq *sroce_qp_recv_cq(struct sroce_qp *qp)
 	return container_of(qp->ibqp.recv_cq, struct sroce_cq, ibcq);
 }
 
-/*
- * CQs whose completion handler must run once the QP lock is dropped, and
- * the SRQ events to report then (srq.c): collected by the engine while it
- * holds the lock.
- */
-struct sroce_nfy {
-	struct sroce_cq *cq[2];
-	struct sroce_cq *cq_err[2];	/* IB_EVENT_CQ_ERR: it overflowed */
-	struct sroce_srq *srq_limit;	/* IB_EVENT_SRQ_LIMIT_REACHED */
-	struct sroce_qp *last_wqe;	/* IB_EVENT_QP_LAST_WQE_REACHED */
-	struct sroce_qp *qp_fatal;	/* IB_EVENT_QP_FATAL */
-	struct sroce_srq *srq_ref;	/* an XRC SRQ held until then */
-};
-
-/* qp.c: verbs; post.c: kernel post verbs */
+/* qp.c: verbs (post.c's: wqe.h) */
 int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
 int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -571,90 +367,24 @@ int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int sroce_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata);
-int sroce_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		       const struct ib_send_wr **bad_wr);
-int sroce_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		       const struct ib_recv_wr **bad_wr);
 
-/* qp.c, notify.c: for the engine; wqe.c */
+/* qp.c: lookups by number, and the move to ERROR */
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp, struct sroce_nfy *nfy);
-void sroce_qp_complete(struct sroce_qp *qp, struct sroce_cq *cq,
-		       const struct sroce_cqe *cqe, bool solicited,
-		       struct sroce_nfy *nfy);
-void sroce_qp_notify(struct sroce_nfy *nfy);
-void sroce_sge_put(struct sroce_sge_ref *sge, u32 n);
-int sroce_rwqe_post(struct sroce_queue *rq, u32 cons, u32 max_sge,
-		    const struct ib_recv_wr **wr);
-enum ib_wc_status sroce_sge_load(struct sroce_qp *qp, struct ib_pd *pd,
-				 const struct sroce_sge *usge, u32 num_sge,
-				 int access, u64 max_len,
-				 struct sroce_sge_ref *sge, u32 *loaded,
-				 u64 *total);
-enum ib_wc_status sroce_rwqe_load(struct sroce_qp *qp, struct ib_pd *pd,
-				  const void *slot, u32 max_sge,
-				  struct sroce_rwqe *r);
-int sroce_sge_copy(const struct sroce_sge_ref *sge, u32 num_sge, u32 off,
-		   void *buf, u32 len, enum sroce_mr_copy_dir dir);
-int sroce_sge_scatter_skb(const struct sroce_sge_ref *sge, u32 num_sge,
-			  u32 off, const struct sk_buff *skb, int skb_off,
-			  u32 len);
 
-/* task.c: where the engines run */
+/*
+ * The engine's entries for the rest of the driver (its own: engine.h).
+ * task.c: run a QP's requester or responder (the post verbs, odp.c);
+ * comp.c, resp.c: a packet for the QP (recv.c); resp.c: complete the
+ * receive WQEs of a QP in ERROR (post.c).
+ */
 void sroce_req_kick(struct sroce_qp *qp);
-void sroce_req_work(struct work_struct *work);
-void sroce_req_retry(struct work_struct *work);
 void sroce_resp_kick(struct sroce_qp *qp);
-void sroce_resp_work(struct work_struct *work);
-
-/* req.c */
-bool sroce_req_run(struct sroce_qp *qp);
-void sroce_req_reset(struct sroce_qp *qp);
-void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
-enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode);
-bool sroce_req_is_local(u32 opcode);
-
-/* req_rd.c */
-bool sroce_req_is_rd(u32 opcode);
-u32 sroce_req_rd_npsn(const struct sroce_qp *qp, const struct sroce_swqe *w);
-void sroce_req_rd_piece(struct sroce_qp *qp, struct sroce_swqe *w, u32 npsn,
-			u32 *len);
-bool sroce_req_rd_blocked(struct sroce_qp *qp, const struct sroce_swqe *w);
-
-/* req_fetch.c */
-bool sroce_req_fetch(struct sroce_qp *qp);
-u32 sroce_req_ud_pmtu(const struct sroce_qp *qp);
-void sroce_req_release_swqe(struct sroce_swqe *w);
-
-/* comp.c */
-void sroce_comp_retire(struct sroce_qp *qp, struct sroce_nfy *nfy);
-void sroce_comp_reset(struct sroce_qp *qp);
-void sroce_comp_loss(struct sroce_qp *qp);
 void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		    const struct sroce_pkt *pkt);
-bool sroce_comp_goback(struct sroce_qp *qp, u32 psn, bool force);
-void sroce_comp_probe(struct sroce_qp *qp);
-void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
-		     struct sroce_nfy *nfy);
-
-/* resp.c */
 void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		    const struct sroce_pkt *pkt);
 void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
-void sroce_resp_reset(struct sroce_qp *qp);
-bool sroce_resp_run(struct sroce_qp *qp);
-
-/* xrc.c: XRC QPs */
-int sroce_xrc_check_init(const struct ib_qp_init_attr *init,
-			 const struct ib_udata *udata);
-bool sroce_xrc_resp_begin(struct sroce_qp *qp, const struct sroce_pkt *pkt);
-void sroce_xrc_complete(struct sroce_qp *qp, const struct sroce_cqe *cqe,
-			bool solicited, struct sroce_nfy *nfy);
-
-/* rdatomic.c */
-struct sroce_res *sroce_resp_res_alloc(struct sroce_qp *qp, u32 max_dest);
-struct sroce_res *sroce_resp_res_install(struct sroce_qp *qp,
-					 struct sroce_res *ring);
 
 #endif /* SROCE_QP_H */

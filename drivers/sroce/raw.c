@@ -25,6 +25,7 @@
 #include <linux/netdevice.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "counters.h"
 #include "flow.h"
 #include "resp.h"
@@ -113,16 +114,7 @@ int sroce_raw_build(struct sroce_qp *qp, struct sroce_swqe *w,
 	skb_set_network_header(skb, eth->h_proto == htons(ETH_P_8021Q) ?
 			       VLAN_ETH_HLEN : ETH_HLEN);
 	__skb_queue_tail(list, skb);
-
-	/* One PSN per frame, as a datagram: it retires once sent. */
-	w->first_psn = qp->req.psn_next;
-	w->last_psn = qp->req.psn_next;
-	w->numbered = true;
-	w->state = SROCE_SWQE_SENT;
-	qp->req.sq_cur++;
-	qp->req.cur_off = 0;
-	qp->req.psn_next = sroce_psn_add(qp->req.psn_next, 1);
-	qp->req.psn_max = qp->req.psn_next;
+	/* One PSN per frame, as a datagram (the requester numbers it). */
 	return 0;
 }
 
@@ -202,12 +194,10 @@ void sroce_raw_rcv(struct sroce_qp *qp, const u8 *hdr, u32 hlen,
 	cqe.wr_id = r->wr_id;
 	if (!cqe.status)
 		cqe.byte_len = len;
-	sroce_sge_put(r->sge, r->num_sge);
-	r->num_sge = 0;
-	qp->resp.in_msg = false;
+	sroce_resp_rwqe_release(qp);
 	/* The slot is free before its completion shows (the uapi). */
 	if (!qp->ibqp.srq)
-		sroce_queue_store_consumer(&qp->rq, ++qp->resp.rq_cons);
+		sroce_resp_rq_consume(qp);
 	sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe, false, &nfy);
 	if (cqe.status && cqe.status != IB_WC_LOC_LEN_ERR)
 		sroce_qp_error(qp, &nfy);

@@ -14,13 +14,15 @@
  * a request, to the completer for a response (ACK/NAK).  It is dropped
  * when no such QP exists, when it fails the checks that need the QP (its
  * transport, the path MTU) or when it does not come from the QP's peer.
- * A packet with the multicast QPN or to a multicast address goes to ud.c
- * instead; a congestion notification (CNP) is counted and dropped.
+ * A packet with the multicast QPN or to a multicast address goes to
+ * mcast.c instead (sroce_mcast_rcv()); a congestion notification (CNP)
+ * is counted and dropped.
  */
 #include <linux/skbuff.h>
 #include <linux/if_ether.h>
 
 #include "sroce.h"
+#include "qp.h"
 #include "counters.h"
 #include "mcast.h"
 #include "net.h"
@@ -150,14 +152,14 @@ static enum sroce_rx_reason sroce_skb_check_qp(struct sroce_qp *qp,
 }
 
 /**
- * sroce_skb_recv() - receive one datagram of a device
+ * sroce_skb_rcv() - receive one datagram of a device
  * @sdev: the device bound to the netdev the datagram arrived on; the
  *	caller holds a reference on it
  * @skb: the datagram, data at the UDP header; consumed
  *
  * Called in softirq from the socket's encap_rcv.
  */
-void sroce_skb_recv(struct sroce_dev *sdev, struct sk_buff *skb)
+void sroce_skb_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	u8 hdr[SROCE_RX_HDR_BUF];
 	enum sroce_counter fate;
@@ -179,7 +181,7 @@ void sroce_skb_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 		goto out_free;
 	}
 	if (pkt.bth.dqpn == IB_MULTICAST_QPN || sroce_mcast_addr(net.daddr)) {
-		fate = sroce_mcast_recv(sdev, skb, &pkt, &net);
+		fate = sroce_mcast_rcv(sdev, skb, &pkt, &net);
 		goto out_free;
 	}
 	qp = sroce_qp_get(sdev, pkt.bth.dqpn);

@@ -8,7 +8,8 @@
  * numbers the packets with consecutive PSNs and sends them, at most a
  * congestion window of PSNs ahead of the oldest unacknowledged one.  The
  * completer (comp.c) moves the window on and rewinds the requester for
- * retransmission.
+ * retransmission, through sroce_req_seek(): the send position (sq_cur,
+ * cur_off, psn_next) is written here only.
  *
  * Where it runs: sroce_req_kick() runs it in the caller's context, at most
  * one context at a time per QP (SROCE_QPF_REQ_RUNNING); a kick while it
@@ -30,35 +31,58 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "counters.h"
 #include "net.h"
 #include "proto/sroce_proto.h"
 
 /**
- * sroce_req_wc_opcode() - the completion opcode of a send WQE
- * @opcode: enum ib_uverbs_wr_opcode, or SROCE_WR_OP_REG_MR; any value
- *	(a WQE flushed from the ring is not checked)
+ * sroce_req_seek() - move the requester's send position
+ * @qp: the QP, lock held
+ * @index: the WQE the requester sends next
+ * @psn: the PSN it sends next
  *
- * Return: enum ib_wc_opcode (IB_WC_SEND for an opcode sroce does not
- * carry).
+ * The only way the send position (sq_cur, cur_off, psn_next) moves from
+ * outside req.c: the completer going back or forward, or skipping a WQE
+ * that failed.  When WQE @index was numbered (sent before), is not in
+ * error and @psn lies in its PSNs, the requester resumes it at the payload
+ * of @psn; otherwise it starts WQE @index (cur_off 0).  psn_max, the PSN
+ * after the highest one sent, is raised to @psn if it lies behind.
  */
-enum ib_wc_opcode sroce_req_wc_opcode(u32 opcode)
+void sroce_req_seek(struct sroce_qp *qp, u32 index, u32 psn)
 {
-	const struct sroce_wr_info *info = sroce_wr_info(opcode);
+	struct sroce_req *req = &qp->req;
+	u32 cur_off = 0;
 
-	return info ? info->wc_opcode : IB_WC_SEND;
+	lockdep_assert_held(&qp->lock);
+	if (index != req->sq_head) {
+		const struct sroce_swqe *w = sroce_swqe_at(qp, index);
+		u32 npkts = sroce_psn_outstanding(w->last_psn,
+						  w->first_psn) + 1;
+
+		if (w->numbered && w->state != SROCE_SWQE_ERROR &&
+		    !sroce_wr_op_is_local(w->opcode) &&
+		    sroce_psn_in_range(psn, w->first_psn, npkts))
+			cur_off = sroce_psn_outstanding(psn, w->first_psn) *
+				  qp->pmtu;
+	}
+	req->sq_cur = index;
+	req->cur_off = cur_off;
+	req->psn_next = psn;
+	if (sroce_psn_before(req->psn_max, psn))
+		req->psn_max = psn;
 }
 
 /**
- * sroce_req_is_local() - is a send WQE executed without a packet
- * @opcode: a carried opcode (fetched)
- *
- * Return: true for BIND_MW, LOCAL_INV and REG_MR: the requester executes
- * them in their turn; they complete once everything before them has.
+ * sroce_req_set_probe() - ask the requester for a tail loss probe, or not
+ * @qp: the QP, lock held
+ * @due: send the packet at the completer's probe_psn again, alone
+ *	(sroce_comp_probe()); false: none is owed
  */
-bool sroce_req_is_local(u32 opcode)
+void sroce_req_set_probe(struct sroce_qp *qp, bool due)
 {
-	return sroce_wr_info(opcode)->flags & SROCE_WRF_LOCAL;
+	lockdep_assert_held(&qp->lock);
+	qp->req.probe_due = due;
 }
 
 /* Copy @len payload bytes from @off of a WQE's message to @dst. */
@@ -129,6 +153,20 @@ static void sroce_req_ackreq_sent(struct sroce_qp *qp, u32 psn, bool fresh)
 		sroce_timers_rtt_start(qp, psn);
 }
 
+/* A raw QP's frame of WQE @w went onto the list: one PSN, as a datagram. */
+static void sroce_req_raw_sent(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	/* It retires once sent. */
+	w->first_psn = qp->req.psn_next;
+	w->last_psn = qp->req.psn_next;
+	w->numbered = true;
+	w->state = SROCE_SWQE_SENT;
+	qp->req.sq_cur++;
+	qp->req.cur_off = 0;
+	qp->req.psn_next = sroce_psn_add(qp->req.psn_next, 1);
+	qp->req.psn_max = qp->req.psn_next;
+}
+
 /* One packet of WQE @w at the requester's position, onto @list. */
 static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 			       struct sk_buff_head *list)
@@ -143,12 +181,16 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	u8 *hdr;
 	int ret;
 
-	if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET)
-		return sroce_raw_build(qp, w, list);
+	if (qp->ibqp.qp_type == IB_QPT_RAW_PACKET) {
+		ret = sroce_raw_build(qp, w, list);
+		if (!ret)
+			sroce_req_raw_sent(qp, w);
+		return ret;
+	}
 	if (sroce_req_seg(qp, w, &seg, &npsn))
 		return -EINVAL;
 	/* A READ or atomic asks only once its buffer is there (odp.c). */
-	if (sroce_req_is_rd(w->opcode) &&
+	if (sroce_wr_op_is_rd(w->opcode) &&
 	    !sroce_odp_sges_present(w->sge, w->num_sge, true))
 		return -EAGAIN;
 	if (!qp->req.cur_off) {
@@ -274,7 +316,7 @@ static int sroce_req_probe(struct sroce_qp *qp, struct sk_buff_head *list)
 
 		if (!w->numbered || state == SROCE_SWQE_ERROR)
 			break;
-		if (sroce_req_is_local(w->opcode))
+		if (sroce_wr_op_is_local(w->opcode))
 			continue;
 		npkts = sroce_psn_outstanding(w->last_psn, w->first_psn) + 1;
 		if (!sroce_psn_in_range(psn, w->first_psn, npkts))
@@ -359,20 +401,25 @@ static void sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *w,
 static void sroce_req_fail_head(struct sroce_qp *qp,
 				struct sroce_nfy *nfy)
 {
-	struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
-	struct sroce_cqe cqe = {
-		.wr_id = w->wr_id,
-		.status = w->status,
-		.opcode = sroce_req_wc_opcode(w->opcode),
-	};
+	const struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
 
 	lockdep_assert_held(&qp->lock);
-	sroce_req_release_swqe(w);
-	sroce_queue_store_consumer(&qp->sq, ++qp->comp.sq_retire);
-	if (qp->req.sq_cur < qp->comp.sq_retire)
-		qp->req.sq_cur = qp->comp.sq_retire;
-	sroce_qp_complete(qp, sroce_qp_send_cq(qp), &cqe, false, nfy);
+	sroce_comp_fail_oldest(qp, w->status, nfy);
 	sroce_qp_error(qp, nfy);
+}
+
+/*
+ * The completion status of a WQE whose packet could not be built: its
+ * region no longer holds what was checked (-EFAULT, -EAGAIN of a region
+ * gone bad), a raw frame too long (-EMSGSIZE), anything else.
+ */
+static enum ib_wc_status sroce_req_build_status(int err)
+{
+	if (err == -EFAULT || err == -EAGAIN)
+		return IB_WC_LOC_PROT_ERR;
+	if (err == -EMSGSIZE)
+		return IB_WC_LOC_LEN_ERR;
+	return IB_WC_LOC_QP_OP_ERR;
 }
 
 /* Why sroce_req_build() stopped */
@@ -446,7 +493,7 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
 		}
 		w = sroce_swqe_at(qp, qp->req.sq_cur);
 		if (w->state == SROCE_SWQE_PENDING &&
-		    sroce_req_is_local(w->opcode) &&
+		    sroce_wr_op_is_local(w->opcode) &&
 		    !sroce_req_rd_blocked(qp, w)) {
 			sroce_req_local(qp, w, nfy);
 			continue;
@@ -488,16 +535,13 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
 		if (ret) {
 			/* Its region no longer holds what was checked. */
 			w->state = SROCE_SWQE_ERROR;
-			w->status = ret == -EFAULT || ret == -EAGAIN ?
-				    IB_WC_LOC_PROT_ERR : ret == -EMSGSIZE ?
-				    IB_WC_LOC_LEN_ERR : IB_WC_LOC_QP_OP_ERR;
+			w->status = sroce_req_build_status(ret);
 			continue;
 		}
 		n++;
 		if (!sroce_qp_is_rc(qp)) {
 			/* Sent is done: nothing acknowledges UD or UC. */
-			qp->comp.psn_una = qp->req.psn_next;
-			sroce_comp_retire(qp, nfy);
+			sroce_comp_sent_unacked(qp, nfy);
 		}
 	}
 	if (qp->req.ackreq_owed) {
@@ -594,35 +638,10 @@ void sroce_req_reset(struct sroce_qp *qp)
  */
 void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 {
-	struct sroce_cq *cq = sroce_qp_send_cq(qp);
-	struct sroce_cqe cqe = { .status = IB_WC_WR_FLUSH_ERR };
-	u32 prod;
-
 	lockdep_assert_held(&qp->lock);
-	while (qp->comp.sq_retire != qp->req.sq_head) {
-		struct sroce_swqe *w = sroce_swqe_at(qp, qp->comp.sq_retire);
-
-		cqe.wr_id = w->wr_id;
-		cqe.opcode = sroce_req_wc_opcode(w->opcode);
-		sroce_req_release_swqe(w);
-		sroce_queue_store_consumer(&qp->sq, ++qp->comp.sq_retire);
-		sroce_qp_complete(qp, cq, &cqe, false, nfy);
-	}
-	prod = sroce_queue_load_producer(&qp->sq);
-	if (prod - qp->req.sq_head > qp->sq.num_entries)
-		prod = qp->req.sq_head;	/* garbage: nothing was posted */
-	while (qp->req.sq_head != prod) {
-		const struct sroce_send_wqe *u =
-			sroce_queue_slot(&qp->sq, qp->req.sq_head);
-
-		cqe.wr_id = READ_ONCE(u->wr_id);
-		cqe.opcode = sroce_req_wc_opcode(READ_ONCE(u->opcode));
-		qp->req.sq_head++;
-		sroce_queue_store_consumer(&qp->sq, qp->req.sq_head);
-		sroce_qp_complete(qp, cq, &cqe, false, nfy);
-	}
-	qp->comp.sq_retire = qp->req.sq_head;
+	sroce_comp_flush(qp, nfy);
+	sroce_req_fetch_flush(qp, nfy);
+	sroce_comp_flushed(qp);
 	qp->req.sq_cur = qp->req.sq_head;
 	qp->req.cur_off = 0;
-	qp->comp.psn_una = qp->req.psn_next;
 }

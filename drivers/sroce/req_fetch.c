@@ -11,10 +11,13 @@
  * ahead of the WQEs fetched, or more than a ring ahead of the oldest one
  * not retired, is garbage: nothing was posted.  A WQE that fails a check
  * is fetched anyway and completes with its error in its turn (req.c).
+ * In ERROR the WQEs still in the ring, never fetched, are flushed from
+ * here (sroce_req_fetch_flush()).
  */
 #include <rdma/ib_user_verbs.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "proto/sroce_proto.h"
 
 /* The QP type of @qp as a bit of the work-request table's masks */
@@ -190,4 +193,33 @@ out:
 	}
 	qp->req.sq_head++;
 	return true;
+}
+
+/**
+ * sroce_req_fetch_flush() - complete the WQEs still in the send ring, not
+ *	fetched, with IB_WC_WR_FLUSH_ERR, in order
+ * @qp: a QP in ERROR, lock held; the WQEs fetched flushed before
+ *	(sroce_comp_flush())
+ * @nfy: collects CQs to signal
+ */
+void sroce_req_fetch_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
+{
+	struct sroce_cq *cq = sroce_qp_send_cq(qp);
+	struct sroce_cqe cqe = { .status = IB_WC_WR_FLUSH_ERR };
+	u32 prod;
+
+	lockdep_assert_held(&qp->lock);
+	prod = sroce_queue_load_producer(&qp->sq);
+	if (prod - qp->req.sq_head > qp->sq.num_entries)
+		prod = qp->req.sq_head;	/* garbage: nothing was posted */
+	while (qp->req.sq_head != prod) {
+		const struct sroce_send_wqe *u =
+			sroce_queue_slot(&qp->sq, qp->req.sq_head);
+
+		cqe.wr_id = READ_ONCE(u->wr_id);
+		cqe.opcode = sroce_wr_wc_opcode(READ_ONCE(u->opcode));
+		qp->req.sq_head++;
+		sroce_queue_store_consumer(&qp->sq, qp->req.sq_head);
+		sroce_qp_complete(qp, cq, &cqe, false, nfy);
+	}
 }

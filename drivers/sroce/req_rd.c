@@ -14,20 +14,9 @@
  * completer (comp.c) kicks the requester at each unit answered.
  */
 #include "sroce.h"
+#include "engine.h"
 #include "counters.h"
 #include "proto/sroce_proto.h"
-
-/**
- * sroce_req_is_rd() - does a send WQE use a responder resource
- * @opcode: a carried opcode (fetched)
- *
- * Return: true for RDMA READ, the atomics and the atomic write, which
- * max_rd_atomic limits and a fence waits for.
- */
-bool sroce_req_is_rd(u32 opcode)
-{
-	return sroce_wr_is_rd(sroce_wr_info(opcode));
-}
 
 /*
  * The response packets the READ request of WQE @w at the requester's
@@ -86,7 +75,7 @@ static u32 sroce_req_rd_waiting(const struct sroce_qp *qp,
 {
 	u32 got, from;
 
-	if (!sroce_req_is_rd(w->opcode))
+	if (!sroce_wr_op_is_rd(w->opcode))
 		return 0;
 	if (w->opcode != IB_UVERBS_WR_RDMA_READ)
 		return 1;
@@ -108,7 +97,7 @@ static u32 sroce_req_rd_waiting(const struct sroce_qp *qp,
  */
 bool sroce_req_rd_blocked(struct sroce_qp *qp, const struct sroce_swqe *w)
 {
-	bool rd = sroce_req_is_rd(w->opcode);
+	bool rd = sroce_wr_op_is_rd(w->opcode);
 	u32 i, n = 0, unit;
 
 	lockdep_assert_held(&qp->lock);

@@ -35,33 +35,40 @@
  *
  * SEND and RDMA WRITE (the receive WQE, the payload, the completion):
  * resp_msg.c.  Responder resources (READ, atomics, atomic write, their
- * replay): rdatomic.c.
+ * replay): resp_rdatomic.c.
  *
  * Output (READ responses, atomic replies, ACK/NAK in PSN order):
- * resp_out.c.  UD datagrams and multicast fan-out: ud.c.
+ * resp_out.c.  UD datagrams: resp_ud.c (multicast fan-out: mcast.c).
  *
  * Runs in softirq (the receive path) under the QP lock.
  */
 #include <linux/skbuff.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "counters.h"
 #include "resp.h"
 #include "proto/sroce_proto.h"
 
-/*
- * Decide the ACK or NAK to send for @psn (the last decision counts).  UC
- * acknowledges nothing.
+/**
+ * sroce_resp_epsn_set() - the PSN the responder expects next
+ * @qp: the QP, lock held
+ * @psn: the PSN
  */
-void sroce_resp_set_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
+void sroce_resp_epsn_set(struct sroce_qp *qp, u32 psn)
 {
 	lockdep_assert_held(&qp->lock);
-	if (!sroce_qp_is_rc(qp))
-		return;
-	qp->resp.ack.send = true;
-	qp->resp.ack.syndrome = syndrome;
-	qp->resp.ack.psn = psn;
-	qp->resp.ack.msn = qp->resp.msn;
+	qp->resp.epsn = psn;
+}
+
+/**
+ * sroce_resp_msn_next() - a message was executed: the MSN counts it
+ * @qp: the QP, lock held
+ */
+void sroce_resp_msn_next(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
 }
 
 /* No receive WQE for the request at @psn: ask for it again later. */
@@ -213,47 +220,6 @@ int sroce_resp_rkey(struct sroce_qp *qp, int access, u32 rkey, u64 va,
 }
 
 /*
- * Take the receive WQE at the head of the ring, if there is one: false when
- * the ring is empty.  A WQE taken is in use, to complete with *@status
- * (IB_WC_SUCCESS, or the status of a check it failed).
- */
-bool sroce_resp_take_rwqe(struct sroce_qp *qp,
-			  enum ib_wc_status *status)
-{
-	u32 prod = sroce_queue_load_producer(&qp->rq);
-
-	lockdep_assert_held(&qp->lock);
-	if (prod == qp->resp.rq_cons ||
-	    prod - qp->resp.rq_cons > qp->rq.num_entries)
-		return false;
-	qp->resp.in_msg = true;
-	qp->resp.recv_off = 0;
-	*status = sroce_rwqe_load(qp, qp->ibqp.pd,
-				  sroce_queue_slot(&qp->rq, qp->resp.rq_cons),
-				  qp->cap.max_recv_sge, &qp->resp.rwqe);
-	return true;
-}
-
-/**
- * sroce_resp_drop_res() - drop the responses not yet sent
- * @qp: the QP, lock held
- */
-void sroce_resp_drop_res(struct sroce_qp *qp)
-{
-	struct sroce_resp *rs = &qp->resp;
-
-	lockdep_assert_held(&qp->lock);
-	for (; rs->res_tail != rs->res_head; rs->res_tail++) {
-		struct sroce_res *r = sroce_resp_res_at(qp, rs->res_tail);
-
-		if (r->mr)
-			sroce_mr_put(r->mr);
-		r->mr = NULL;
-		r->type = SROCE_RES_NONE;
-	}
-}
-
-/*
  * Drop the WRITE and SEND in progress and, with @responses, the responses
  * not yet sent.
  */
@@ -263,11 +229,7 @@ static void sroce_resp_drop(struct sroce_qp *qp, bool responses)
 	if (responses)
 		sroce_resp_drop_res(qp);
 	sroce_resp_end_write(qp);
-	if (qp->resp.in_msg || qp->resp.rwqe.num_sge)
-		sroce_sge_put(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge);
-	qp->resp.rwqe.num_sge = 0;
-	qp->resp.in_msg = false;
-	qp->resp.recv_off = 0;
+	sroce_resp_rwqe_drop(qp);
 }
 
 /*
@@ -388,8 +350,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 out_unlock:
 	out = qp->resp.ack.send || qp->resp.res_tail != qp->resp.res_head;
-	xsrq = qp->resp.xsrq;
-	qp->resp.xsrq = NULL;
+	xsrq = sroce_xrc_resp_end(qp);
 	spin_unlock_irqrestore(&qp->lock, irqflags);
 	sroce_qp_notify(&nfy);
 	/* After the notification: the CQ signalled may be the SRQ's. */
@@ -397,6 +358,18 @@ out_unlock:
 		sroce_srq_put(xsrq);
 	if (out)
 		sroce_resp_kick(qp);
+}
+
+/*
+ * Is the ACK owed an error NAK (one that ends the requester's QP: any NAK
+ * but a sequence NAK)?  The responses before it go out first then.
+ */
+static bool sroce_resp_error_nak_owed(const struct sroce_qp *qp)
+{
+	const struct sroce_resp_ack *ack = &qp->resp.ack;
+
+	return ack->send && sroce_aeth_type(ack->syndrome) == SROCE_AETH_NAK &&
+	       sroce_aeth_value(ack->syndrome) != SROCE_NAK_PSN_SEQ;
 }
 
 /**
@@ -423,11 +396,7 @@ void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 	if (!sroce_qp_has_rq(qp) && qp->resp.in_msg)
 		sroce_resp_complete(qp, IB_WC_WR_FLUSH_ERR, IB_WC_RECV, 0, NULL,
 				    NULL, nfy);
-	sroce_resp_drop(qp, !(qp->resp.ack.send &&
-			      sroce_aeth_type(qp->resp.ack.syndrome) ==
-			      SROCE_AETH_NAK &&
-			      sroce_aeth_value(qp->resp.ack.syndrome) !=
-			      SROCE_NAK_PSN_SEQ));
+	sroce_resp_drop(qp, !sroce_resp_error_nak_owed(qp));
 	if (!sroce_qp_has_rq(qp))
 		return;
 	prod = sroce_queue_load_producer(&qp->rq);
@@ -438,7 +407,7 @@ void sroce_resp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy)
 			sroce_queue_slot(&qp->rq, qp->resp.rq_cons);
 
 		cqe.wr_id = READ_ONCE(u->wr_id);
-		sroce_queue_store_consumer(&qp->rq, ++qp->resp.rq_cons);
+		sroce_resp_rq_consume(qp);
 		sroce_qp_complete(qp, sroce_qp_recv_cq(qp), &cqe, false, nfy);
 	}
 }
@@ -451,14 +420,9 @@ void sroce_resp_reset(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
 	sroce_resp_drop(qp, true);
-	if (qp->resp.res)
-		memset(qp->resp.res, 0,
-		       qp->resp.res_size * sizeof(*qp->resp.res));
-	qp->resp.res_head = 0;
-	qp->resp.res_tail = 0;
-	qp->resp.ack.send = false;
+	sroce_resp_res_reset(qp);
+	sroce_resp_out_reset(qp);
 	qp->resp.msn = 0;
 	qp->resp.nak_sent = false;
-	qp->resp.odp_held = false;
-	qp->resp.rq_cons = 0;
+	sroce_resp_msg_reset(qp);
 }

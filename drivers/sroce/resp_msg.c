@@ -11,9 +11,71 @@
 #include <linux/skbuff.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "counters.h"
 #include "resp.h"
 #include "proto/sroce_proto.h"
+
+/*
+ * Take the receive WQE at the head of the ring, if there is one: false when
+ * the ring is empty.  A WQE taken is in use, to complete with *@status
+ * (IB_WC_SUCCESS, or the status of a check it failed).
+ */
+bool sroce_resp_take_rwqe(struct sroce_qp *qp,
+			  enum ib_wc_status *status)
+{
+	u32 prod = sroce_queue_load_producer(&qp->rq);
+
+	lockdep_assert_held(&qp->lock);
+	if (prod == qp->resp.rq_cons ||
+	    prod - qp->resp.rq_cons > qp->rq.num_entries)
+		return false;
+	qp->resp.in_msg = true;
+	qp->resp.recv_off = 0;
+	*status = sroce_rwqe_load(qp, qp->ibqp.pd,
+				  sroce_queue_slot(&qp->rq, qp->resp.rq_cons),
+				  qp->cap.max_recv_sge, &qp->resp.rwqe);
+	return true;
+}
+
+/**
+ * sroce_resp_rwqe_release() - the receive WQE in use is done with: its
+ *	regions' references go, and no message is in progress
+ * @qp: the QP, lock held
+ */
+void sroce_resp_rwqe_release(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	sroce_sge_put(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge);
+	qp->resp.rwqe.num_sge = 0;
+	qp->resp.in_msg = false;
+}
+
+/**
+ * sroce_resp_rwqe_drop() - drop the SEND in progress, if any, and the
+ *	receive WQE it was filling (no completion)
+ * @qp: the QP, lock held
+ */
+void sroce_resp_rwqe_drop(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->resp.in_msg || qp->resp.rwqe.num_sge)
+		sroce_sge_put(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge);
+	qp->resp.rwqe.num_sge = 0;
+	qp->resp.in_msg = false;
+	qp->resp.recv_off = 0;
+}
+
+/**
+ * sroce_resp_rq_consume() - the receive WQE at the head of the QP's own
+ *	ring is taken for good: its slot is free (the ring's consumer moves)
+ * @qp: the QP, lock held
+ */
+void sroce_resp_rq_consume(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	sroce_queue_store_consumer(&qp->rq, ++qp->resp.rq_cons);
+}
 
 /* Complete the receive WQE in use with @status, or with its data. */
 void sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
@@ -40,13 +102,11 @@ void sroce_resp_complete(struct sroce_qp *qp, enum ib_wc_status status,
 	}
 	if (!status)
 		solicited = pkt->bth.flags & SROCE_BTHF_SE;
-	sroce_sge_put(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge);
-	qp->resp.rwqe.num_sge = 0;
-	qp->resp.in_msg = false;
+	sroce_resp_rwqe_release(qp);
 	qp->resp.recv_off = 0;
 	/* The slot is free before its completion shows (the uapi). */
 	if (sroce_qp_has_rq(qp))
-		sroce_queue_store_consumer(&qp->rq, ++qp->resp.rq_cons);
+		sroce_resp_rq_consume(qp);
 	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
 		sroce_xrc_complete(qp, &cqe, solicited, nfy);
 	else
@@ -104,7 +164,7 @@ void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 			/* UC: the message is dropped (its rest too). */
 			sroce_stats_inc(qp->sdev->stats,
 					SROCE_CNT_NO_RECV_DROPS);
-			qp->resp.epsn = sroce_psn_add(pkt->bth.psn, 1);
+			sroce_resp_epsn_set(qp, sroce_psn_add(pkt->bth.psn, 1));
 			return;
 		}
 		if (!taken) {
@@ -150,12 +210,12 @@ void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 			sroce_resp_invalid(qp, pkt, nfy);
 			return;
 		}
-		qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
-		qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
+		sroce_resp_epsn_set(qp, sroce_psn_add(qp->resp.epsn, 1));
+		sroce_resp_msn_next(qp);
 		sroce_resp_complete(qp, IB_WC_SUCCESS, IB_WC_RECV,
 				    qp->resp.recv_off, pkt, &h, nfy);
 	} else {
-		qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
+		sroce_resp_epsn_set(qp, sroce_psn_add(qp->resp.epsn, 1));
 	}
 	if (pkt->bth.flags & SROCE_BTHF_ACKREQ)
 		sroce_resp_set_ack(qp, SROCE_RESP_SYN_ACK, pkt->bth.psn);
@@ -258,10 +318,10 @@ void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	qp->resp.wr_off += pkt->paylen;
 
-	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
+	sroce_resp_epsn_set(qp, sroce_psn_add(qp->resp.epsn, 1));
 	if (flags & SROCE_OPF_LAST) {
 		sroce_resp_end_write(qp);
-		qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
+		sroce_resp_msn_next(qp);
 		if (flags & SROCE_OPF_IMM)
 			sroce_resp_complete(qp, IB_WC_SUCCESS,
 					    IB_WC_RECV_RDMA_WITH_IMM,
@@ -273,4 +333,15 @@ void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 
 err_invalid:
 	sroce_resp_invalid(qp, pkt, nfy);
+}
+
+/**
+ * sroce_resp_msg_reset() - the receive side back to the ring's start (RESET)
+ * @qp: the QP, lock held; the WQE in use dropped (sroce_resp_rwqe_drop())
+ */
+void sroce_resp_msg_reset(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->resp.odp_held = false;
+	qp->resp.rq_cons = 0;
 }

@@ -17,9 +17,54 @@
 #include <linux/skbuff.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "net.h"
 #include "resp.h"
 #include "proto/sroce_proto.h"
+
+/*
+ * Decide the ACK or NAK to send for @psn (the last decision counts).  UC
+ * acknowledges nothing.
+ */
+void sroce_resp_set_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
+{
+	lockdep_assert_held(&qp->lock);
+	if (!sroce_qp_is_rc(qp))
+		return;
+	qp->resp.ack.send = true;
+	qp->resp.ack.syndrome = syndrome;
+	qp->resp.ack.psn = psn;
+	qp->resp.ack.msn = qp->resp.msn;
+}
+
+/**
+ * sroce_resp_drop_res() - drop the responses not yet sent
+ * @qp: the QP, lock held
+ */
+void sroce_resp_drop_res(struct sroce_qp *qp)
+{
+	struct sroce_resp *rs = &qp->resp;
+
+	lockdep_assert_held(&qp->lock);
+	for (; rs->res_tail != rs->res_head; rs->res_tail++) {
+		struct sroce_res *r = sroce_resp_res_at(qp, rs->res_tail);
+
+		if (r->mr)
+			sroce_mr_put(r->mr);
+		r->mr = NULL;
+		r->type = SROCE_RES_NONE;
+	}
+}
+
+/**
+ * sroce_resp_ack_drop() - no ACK is owed any more (the responses carry it)
+ * @qp: the QP, lock held
+ */
+void sroce_resp_ack_drop(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->resp.ack.send = false;
+}
 
 /*
  * The key of READ @r no longer reaches its region for the bytes at @off
@@ -205,4 +250,15 @@ bool sroce_resp_run(struct sroce_qp *qp)
 			cond_resched();
 	} while (n == SROCE_REQ_BATCH);
 	return true;
+}
+
+/**
+ * sroce_resp_out_reset() - nothing left to send (RESET)
+ * @qp: the QP, lock held; its resources dropped (sroce_resp_drop_res())
+ */
+void sroce_resp_out_reset(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->resp.res_tail = 0;
+	qp->resp.ack.send = false;
 }

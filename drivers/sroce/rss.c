@@ -27,6 +27,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sroce.h"
+#include "qp.h"
 #include "counters.h"
 #include "flow.h"
 

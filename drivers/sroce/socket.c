@@ -125,7 +125,7 @@ static int sroce_socket_encap_rcv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	sroce_skb_recv(to_sdev(ibdev), skb);
+	sroce_skb_rcv(to_sdev(ibdev), skb);
 	ib_device_put(ibdev);
 	return 0;
 }

@@ -17,30 +17,13 @@
 
 #include "flow.h"
 #include "mcast.h"
+#include "param.h"
 
 /* The one physical port of every sroce device (IB ports count from 1). */
 #define SROCE_PORT		1
 
-/* GID table size per port; the core's RoCE GID manager fills it. */
-#define SROCE_GID_TBL_LEN	1024
-
-/* One P_Key, the default full-membership key; RoCE has no partitions. */
-#define SROCE_PKEY_TBL_LEN	1
+/* The default full-membership P_Key, the only one (param.h). */
 #define SROCE_DEFAULT_PKEY	0xffff
-
-/* Live protection domains per device, over all contexts. */
-#define SROCE_MAX_PD		0x10000
-
-/* Live completion queues per device, and entries per CQ (max_cqe). */
-#define SROCE_MAX_CQ		0x40000
-#define SROCE_MAX_CQE		0x10000
-
-/*
- * Live memory regions per device (keys are 24-bit indices, see mr.c), and
- * the largest region (max_mr_size): 1 TiB.
- */
-#define SROCE_MAX_MR		0x100000
-#define SROCE_MAX_MR_SIZE	BIT_ULL(40)
 
 /* No IEEE OUI: a software device, like the other software providers. */
 #define SROCE_VENDOR_ID		0xffffff
@@ -207,11 +190,16 @@ int sroce_udata_get_cmd(struct ib_device *ibdev, struct ib_udata *udata,
 int sroce_pd_alloc(struct ib_pd *ibpd, struct ib_udata *udata);
 int sroce_pd_dealloc(struct ib_pd *ibpd, struct ib_udata *udata);
 
-/* xrc.c: XRC domains (the rest of xrc.c: srq.h, qp.h) */
+/* xrc.c: XRC domains (the rest of xrc.c: srq.h, engine.h) */
 int sroce_xrcd_alloc(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 int sroce_xrcd_dealloc(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 
-/* queue.c, cq.c, mr.c: the data path's rings, CQs and memory regions */
+/*
+ * The objects every verb may meet: rings, CQs, memory regions and windows,
+ * SRQs, WQs.  A QP (qp.h), its WQE copies (wqe.h) and the engine
+ * (engine.h) are included by the files that use them, so a change of the
+ * engine rebuilds the engine and not the rest.
+ */
 #include "queue.h"
 #include "ah.h"
 #include "cq.h"
@@ -220,7 +208,6 @@ int sroce_xrcd_dealloc(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 #include "mr.h"
 #include "mw.h"
 #include "odp.h"
-#include "qp.h"
 #include "srq.h"
 #include "wq.h"
 

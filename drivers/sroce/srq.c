@@ -33,6 +33,8 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sroce.h"
+#include "qp.h"
+#include "notify.h"
 
 /* Entry size of the ring for a WQE of @max_sge SGEs (at least one). */
 static u32 sroce_srq_entry_size(u32 max_sge)
@@ -333,4 +335,16 @@ void sroce_srq_last_wqe_event(struct sroce_qp *qp)
 
 	if (qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/**
+ * sroce_srq_put() - drop a reference to an SRQ
+ * @srq: the SRQ (an XRC SRQ from sroce_xsrq_get(), or its own reference)
+ *
+ * The last one completes @srq->released, which destroy waits for.
+ */
+void sroce_srq_put(struct sroce_srq *srq)
+{
+	if (refcount_dec_and_test(&srq->ref))
+		complete(&srq->released);
 }

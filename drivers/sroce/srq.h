@@ -17,10 +17,6 @@ struct sroce_qp;
 struct sroce_rwqe;
 struct sroce_nfy;
 
-/* Capabilities of an SRQ (query_device reports them). */
-#define SROCE_MAX_SRQ		0x10000
-#define SROCE_MAX_SRQ_WR	0x4000
-
 /**
  * struct sroce_srq - a shared receive queue
  * @ibsrq: the core SRQ; must stay first

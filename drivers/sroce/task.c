@@ -11,6 +11,7 @@
 #include <linux/moduleparam.h>
 
 #include "sroce.h"
+#include "engine.h"
 
 /*
  * Where the requester runs: in the context that kicks it (false, the

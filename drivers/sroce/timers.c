@@ -17,7 +17,11 @@
  *  - the wait an RNR NAK asks for, after which the requester sends again
  *    (sroce_timer_rnr_wait_over()).
  * The events that arm, move or stop it are the sroce_timers_*() entries
- * below; the expiry runs in softirq and takes the QP lock.
+ * below; the expiry runs in softirq and takes the QP lock.  The go-back
+ * state (struct sroce_goback: when the requester last went back, a
+ * go-back owed and the gap it waits on) is written here only: the
+ * completer reports a gap (sroce_timers_gap_seen()) and a go-back
+ * (sroce_timers_went_back()).
  *
  * A timer that fires finds nothing acknowledged, which shows no loss by
  * itself: the requester sends only its last packet again
@@ -28,6 +32,7 @@
  * softirq, so it waits a jiffy for them before it acts.
  */
 #include "sroce.h"
+#include "engine.h"
 #include "counters.h"
 #include "proto/sroce_proto.h"
 
@@ -95,7 +100,7 @@ static bool sroce_timer_rnr_wait_over(struct sroce_qp *qp)
 /* What a go-back was owed for came meanwhile: none is owed any more. */
 static void sroce_timer_goback_cancelled(struct sroce_qp *qp)
 {
-	qp->timers.goback_owed = false;
+	qp->timers.goback.owed = false;
 	sroce_timers_set(&qp->timers, sroce_timers_expiry(qp));
 }
 
@@ -139,7 +144,7 @@ static bool sroce_timer_ack_timeout(struct sroce_qp *qp, struct sroce_nfy *nfy)
 		sroce_comp_goback(qp, qp->comp.psn_una, true);
 	else
 		sroce_comp_probe(qp);
-	qp->comp.retry--;
+	sroce_comp_retry_spent(qp);
 	/* The next local ACK timeout counts from now. */
 	sroce_timers_arm_ack_timeout(qp);
 	return true;
@@ -167,12 +172,12 @@ static void sroce_timers_expired(struct timer_list *t)
 	if (ti->rnr_wait)
 		kick = sroce_timer_rnr_wait_over(qp);
 	else if (qp->comp.psn_una == qp->req.psn_max)
-		ti->goback_owed = false;	/* nothing outstanding */
-	else if (ti->goback_owed &&
-		 sroce_psn_before(ti->gap_psn, qp->comp.psn_una))
+		ti->goback.owed = false;	/* nothing outstanding */
+	else if (ti->goback.owed &&
+		 sroce_psn_before(ti->goback.gap_psn, qp->comp.psn_una))
 		sroce_timer_goback_cancelled(qp);
 	else if (time_before(jiffies, ti->ack_deadline))
-		kick = ti->goback_owed ? sroce_timer_goback_due(qp) :
+		kick = ti->goback.owed ? sroce_timer_goback_due(qp) :
 					 sroce_timer_rto_probe(qp);
 	else
 		kick = sroce_timer_ack_timeout(qp, &nfy);
@@ -202,7 +207,8 @@ void sroce_timers_reset(struct sroce_qp *qp)
 
 	lockdep_assert_held(&qp->lock);
 	ti->rnr_wait = false;
-	ti->goback_owed = false;
+	ti->goback.at_ns = 0;
+	ti->goback.owed = false;
 	ti->probes = 0;
 	ti->srtt_us = 0;
 	ti->rttvar_us = 0;
@@ -258,8 +264,8 @@ void sroce_timers_arm_ack_timeout(struct sroce_qp *qp)
 	ti->probes = 0;
 	at = sroce_timers_expiry(qp);
 	/* A go-back put off (sroce_comp_goback()) is due before. */
-	if (ti->goback_owed && time_before(ti->owed_at, at))
-		at = ti->owed_at;
+	if (ti->goback.owed && time_before(ti->goback.owed_at, at))
+		at = ti->goback.owed_at;
 	sroce_timers_set(ti, at);
 }
 
@@ -342,6 +348,55 @@ void sroce_timers_rtt_forget(struct sroce_qp *qp, u32 psn)
 }
 
 /**
+ * sroce_timers_gap_seen() - a PSN beyond a gap was seen
+ * @qp: the QP, lock held
+ * @psn: the PSN (a NAK's, or a response's beyond a missing one)
+ *
+ * Remembered as the gap's end when no go-back is owed yet, or when it lies
+ * beyond the one remembered: a go-back owed is cancelled only once the
+ * oldest unacknowledged PSN passes it (sroce_timers_expired()).
+ */
+void sroce_timers_gap_seen(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_goback *gb = &qp->timers.goback;
+
+	lockdep_assert_held(&qp->lock);
+	if (!gb->owed || sroce_psn_before(gb->gap_psn, psn))
+		gb->gap_psn = psn;
+}
+
+/**
+ * sroce_timers_guard_start() - a gap was seen first: its guard starts
+ * @qp: the QP, lock held
+ * @guard_ns: how long a go-back guards against another (comp.c)
+ *
+ * Unless the last go-back is less than @guard_ns ago, the guard starts
+ * now, as if the requester had gone back now.
+ */
+void sroce_timers_guard_start(struct sroce_qp *qp, u64 guard_ns)
+{
+	struct sroce_goback *gb = &qp->timers.goback;
+
+	lockdep_assert_held(&qp->lock);
+	if (!gb->at_ns || ktime_get_ns() - gb->at_ns >= guard_ns)
+		gb->at_ns = ktime_get_ns(); /* the guard starts now */
+}
+
+/**
+ * sroce_timers_went_back() - the requester went back (sroce_comp_goback())
+ * @qp: the QP, lock held
+ * @now: when (ktime ns)
+ *
+ * No go-back is owed any more; the next guard counts from @now.
+ */
+void sroce_timers_went_back(struct sroce_qp *qp, u64 now)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->timers.goback.at_ns = now;
+	qp->timers.goback.owed = false;
+}
+
+/**
  * sroce_timers_goback_owed() - the completer put a go-back off
  * @qp: the QP, lock held
  * @at: when it is due (jiffies)
@@ -353,8 +408,8 @@ void sroce_timers_goback_owed(struct sroce_qp *qp, unsigned long at)
 	struct sroce_timers *ti = &qp->timers;
 
 	lockdep_assert_held(&qp->lock);
-	ti->goback_owed = true;
-	ti->owed_at = at;
+	ti->goback.owed = true;
+	ti->goback.owed_at = at;
 	if (!ti->rnr_wait && (!timer_pending(&ti->timer) ||
 			      time_before(at, ti->timer.expires)))
 		sroce_timers_set(ti, at);
@@ -372,4 +427,15 @@ void sroce_timers_rnr_wait(struct sroce_qp *qp, u32 usec)
 	sroce_timers_set(&qp->timers,
 			 jiffies + max_t(unsigned long, usecs_to_jiffies(usec),
 					 1));
+}
+
+/**
+ * sroce_timers_qp_error() - the QP entered ERROR: no RNR wait holds the
+ *	requester any more (it flushes)
+ * @qp: the QP, lock held
+ */
+void sroce_timers_qp_error(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->timers.rnr_wait = false;
 }

@@ -12,6 +12,25 @@ struct sroce_nfy;
 struct sroce_qp;
 
 /**
+ * struct sroce_goback - the go-back state, under the QP lock; written by
+ *	timers.c only (the completer decides, sroce_comp_goback())
+ * @at_ns: when the requester last went back to the oldest unacknowledged
+ *	PSN, or a gap's guard started (ktime ns, 0 before): a NAK or
+ *	out-of-order response within a round trip of it makes no other
+ *	go-back
+ * @owed: a go-back put off until a round trip is over is owed, unless the
+ *	completer's oldest unacknowledged PSN passes @gap_psn meanwhile
+ * @owed_at: when it is due (jiffies)
+ * @gap_psn: the highest PSN seen beyond a gap while @owed
+ */
+struct sroce_goback {
+	u64 at_ns;
+	unsigned long owed_at;
+	u32 gap_psn;
+	bool owed;
+};
+
+/**
  * struct sroce_timers - the requester's timers, under the QP lock
  * @timer: one timer_list for the four roles below: it fires at the
  *	earliest deadline of those armed (an RNR wait stands alone)
@@ -33,15 +52,14 @@ struct sroce_qp;
  * @rtt_start: when it was sent (ns)
  * @rtt_timing: a round trip is being timed
  *
- * A go-back put off by the completer until a round trip is over
- * (sroce_comp_goback()):
- * @goback_owed: one is owed, unless the completer's oldest unacknowledged
- *	PSN passes @gap_psn meanwhile
- * @owed_at: when it is due (jiffies)
- * @gap_psn: the highest PSN seen beyond a gap while @goback_owed
+ * The go-back state (struct sroce_goback):
+ * @goback: when the requester last went back, and a go-back put off
  *
  * The wait an RNR NAK asks for:
  * @rnr_wait: the timer waits it out; the requester sends nothing meanwhile
+ *
+ * Every field is written by timers.c only; the completer (comp.c) tells
+ * it what happened through the sroce_timers_*() entries.
  */
 struct sroce_timers {
 	struct timer_list timer;
@@ -54,10 +72,8 @@ struct sroce_timers {
 	u32 rtt_psn;
 	u64 rtt_start;
 	bool rtt_timing;
-	bool goback_owed;
-	unsigned long owed_at;
-	u32 gap_psn;
 	bool rnr_wait;
+	struct sroce_goback goback;
 };
 
 void sroce_timers_init(struct sroce_qp *qp);
@@ -69,7 +85,11 @@ void sroce_timers_progress(struct sroce_qp *qp);
 void sroce_timers_rtt_start(struct sroce_qp *qp, u32 psn);
 void sroce_timers_rtt_sample(struct sroce_qp *qp, u32 acked);
 void sroce_timers_rtt_forget(struct sroce_qp *qp, u32 psn);
+void sroce_timers_gap_seen(struct sroce_qp *qp, u32 psn);
 void sroce_timers_goback_owed(struct sroce_qp *qp, unsigned long at);
+void sroce_timers_guard_start(struct sroce_qp *qp, u64 guard_ns);
+void sroce_timers_went_back(struct sroce_qp *qp, u64 now);
 void sroce_timers_rnr_wait(struct sroce_qp *qp, u32 usec);
+void sroce_timers_qp_error(struct sroce_qp *qp);
 
 #endif /* SROCE_TIMERS_H */

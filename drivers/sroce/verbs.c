@@ -8,6 +8,7 @@
 #include <rdma/sroce-abi.h>
 
 #include "sroce.h"
+#include "qp.h"
 #include "counters.h"
 
 const struct ib_device_ops sroce_dev_ops = {

@@ -30,6 +30,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "sroce.h"
+#include "qp.h"
 #include "counters.h"
 
 static DEFINE_IDA(sroce_wq_ida);

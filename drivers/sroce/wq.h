@@ -16,12 +16,6 @@ struct sroce_dev;
 struct sroce_qp;
 struct sroce_rwqe;
 
-/* Limits (query_device reports them). */
-#define SROCE_MAX_WQ			0x10000
-#define SROCE_MAX_WQ_WR			0x4000
-#define SROCE_MAX_RWQ_IND_TABLES	0x1000
-#define SROCE_MAX_LOG_IND_TBL_SIZE	8
-
 /**
  * struct sroce_wq - a receive work queue (IB_WQT_RQ)
  * @ibwq: the core WQ; must stay first.  ibwq.state is the state, written

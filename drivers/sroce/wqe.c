@@ -11,6 +11,7 @@
 #include <linux/skbuff.h>
 
 #include "sroce.h"
+#include "qp.h"
 
 /**
  * sroce_sge_put() - drop the region references of validated SGEs

@@ -27,6 +27,7 @@
 #include <linux/rcupdate.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "resp.h"
 
 /**
@@ -115,12 +116,6 @@ struct sroce_srq *sroce_xsrq_get(struct sroce_dev *sdev, u32 srqn)
 	return srq;
 }
 
-void sroce_srq_put(struct sroce_srq *srq)
-{
-	if (refcount_dec_and_test(&srq->ref))
-		complete(&srq->released);
-}
-
 /**
  * sroce_xrc_check_init() - the creation checks of an XRC QP
  * @init: an XRC INI or TGT QP's attributes
@@ -207,4 +202,20 @@ void sroce_xrc_complete(struct sroce_qp *qp, const struct sroce_cqe *cqe,
 	}
 	sroce_qp_complete(qp, container_of(srq->ibsrq.ext.cq, struct sroce_cq,
 					   ibcq), cqe, solicited, nfy);
+}
+
+/**
+ * sroce_xrc_resp_end() - the packet was executed: the XRC SRQ it named
+ * @qp: the QP, lock held
+ *
+ * Return: the SRQ sroce_xrc_resp_begin() held for it, its reference to be
+ * dropped once the lock is (NULL if none); the QP holds none any more.
+ */
+struct sroce_srq *sroce_xrc_resp_end(struct sroce_qp *qp)
+{
+	struct sroce_srq *srq = qp->resp.xsrq;
+
+	lockdep_assert_held(&qp->lock);
+	qp->resp.xsrq = NULL;
+	return srq;
 }

@@ -112,4 +112,36 @@ static inline bool sroce_wr_is_rd(const struct sroce_wr_info *info)
 			      SROCE_WRF_ATOMIC_WRITE);
 }
 
+/*
+ * The opcode facts the engine asks of a send WQE, as lookups in the table.
+ * The completion opcode of @opcode, any value (a WQE flushed from the
+ * ring is not checked): SROCE_WC_OP_SEND for one sroce does not carry.
+ */
+static inline u8 sroce_wr_wc_opcode(u32 opcode)
+{
+	const struct sroce_wr_info *info = sroce_wr_info(opcode);
+
+	return info ? info->wc_opcode : (u8)SROCE_WC_OP_SEND;
+}
+
+/*
+ * Is a carried @opcode (fetched) executed without a packet: BIND_MW,
+ * LOCAL_INV and REG_MR, executed in their turn, complete once everything
+ * before them has.
+ */
+static inline bool sroce_wr_op_is_local(u32 opcode)
+{
+	return sroce_wr_info(opcode)->flags & SROCE_WRF_LOCAL;
+}
+
+/*
+ * Does a carried @opcode (fetched) use a responder resource: RDMA READ,
+ * the atomics and the atomic write, which max_rd_atomic limits and a
+ * fence waits for.
+ */
+static inline bool sroce_wr_op_is_rd(u32 opcode)
+{
+	return sroce_wr_is_rd(sroce_wr_info(opcode));
+}
+
 #endif /* SROCE_PROTO_WR_H */

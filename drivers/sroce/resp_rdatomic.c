@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdatomic.c - RDMA READ, atomic and atomic write requests at the
+ * resp_rdatomic.c - RDMA READ, atomic and atomic write requests at the
  * responder: responder resources, execution, and the replay of duplicates.
  *
  * Responder resources.  A ring (sroce_res_ring_size()) records every
@@ -30,6 +30,7 @@
 #include <linux/slab.h>
 
 #include "sroce.h"
+#include "engine.h"
 #include "resp.h"
 #include "proto/sroce_proto.h"
 
@@ -173,27 +174,88 @@ void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		sroce_mr_put(mr);
 		return;
 	}
-	qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
+	sroce_resp_msn_next(qp);
 	r = sroce_resp_res_new(qp, SROCE_RES_READ, pkt->bth.psn, qp->resp.msn);
 	r->last_psn = sroce_psn_add(pkt->bth.psn, npkts - 1);
 	r->mr = mr;
 	r->va = h.reth.va;
 	r->len = h.reth.len;
 	r->rkey = h.reth.rkey;
-	qp->resp.epsn = sroce_psn_add(r->last_psn, 1);
+	sroce_resp_epsn_set(qp, sroce_psn_add(r->last_psn, 1));
 	/* Its responses acknowledge the requests before it. */
-	qp->resp.ack.send = false;
+	sroce_resp_ack_drop(qp);
+}
+
+/**
+ * struct sroce_resp_op8 - an 8-byte operation at the responder
+ * @write: an atomic write of @value; else an atomic
+ * @cmp_swap: the atomic is a compare and swap (else a fetch and add)
+ * @swap_add: its swap or add value
+ * @compare: its compare value
+ * @value: the atomic write's value
+ * @orig: the atomic's original value, once executed
+ */
+struct sroce_resp_op8 {
+	bool write;
+	bool cmp_swap;
+	u64 swap_add;
+	u64 compare;
+	u64 value;
+	u64 orig;
+};
+
+/*
+ * Execute @op at @va through @rkey with @access: the key checked
+ * (sroce_resp_rkey()), then held while @op executes
+ * (sroce_mr_remote_begin()).  Returns false when the request is dealt
+ * with already: the key refused it (NAKed), or a page is not there (an
+ * on-demand paging fault put it off, odp.c); true with @op's result in
+ * *@ret.  Lock held.
+ */
+static bool sroce_resp_op8(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			   int access, u32 rkey, u64 va,
+			   struct sroce_resp_op8 *op, int *ret,
+			   struct sroce_nfy *nfy)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	*ret = 0;
+	err = sroce_resp_rkey(qp, access, rkey, va, sizeof(u64), &mr);
+	if (err) {
+		sroce_resp_refused(qp, err, pkt, nfy);
+		return false;
+	}
+	err = sroce_mr_remote_begin(qp->sdev, rkey, mr, sroce_resp_pd(qp),
+				    qp->ibqp.qp_num, access, va, sizeof(u64));
+	if (!err)
+		*ret = op->write ?
+		       sroce_mr_atomic_write(mr, va, op->value) :
+		       sroce_mr_atomic(mr, va, op->cmp_swap, op->swap_add,
+				       op->compare, &op->orig);
+	sroce_mr_remote_end(mr);
+	if (!err && *ret == -EAGAIN) {
+		/* Its page is not there (on-demand paging: odp.c). */
+		sroce_resp_odp_defer(qp, mr, va, sizeof(u64), pkt, nfy);
+		sroce_mr_put(mr);
+		return false;
+	}
+	sroce_mr_put(mr);
+	if (err) {
+		sroce_resp_refused(qp, err, pkt, nfy);
+		return false;
+	}
+	return true;
 }
 
 /* Execute the expected atomic request; lock held. */
 void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		       struct sroce_nfy *nfy)
 {
+	struct sroce_resp_op8 op = {};
 	struct sroce_hdrs h;
-	struct sroce_mr *mr;
 	struct sroce_res *r;
-	int err, ret = 0;
-	u64 orig = 0;
+	int ret;
 
 	lockdep_assert_held(&qp->lock);
 	sroce_pkt_hdrs(pkt, &h);
@@ -201,48 +263,25 @@ void sroce_resp_atomic(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		sroce_resp_invalid(qp, pkt, nfy);
 		return;
 	}
-	err = sroce_resp_rkey(qp, IB_ACCESS_REMOTE_ATOMIC, h.atmeth.rkey,
-			      h.atmeth.va, sizeof(u64), &mr);
-	if (err) {
-		sroce_resp_refused(qp, err, pkt, nfy);
-		return;
-	}
-	err = sroce_mr_remote_begin(qp->sdev, h.atmeth.rkey, mr,
-				    sroce_resp_pd(qp), qp->ibqp.qp_num,
-				    IB_ACCESS_REMOTE_ATOMIC, h.atmeth.va,
-				    sizeof(u64));
 	/* XRC's opcodes are RC's with the transport bits (opcode.h). */
-	if (!err)
-		ret = sroce_mr_atomic(mr, h.atmeth.va,
-				      (pkt->bth.opcode & ~SROCE_TRANSPORT_MASK) ==
-				      SROCE_OP_RC_CMP_SWAP,
-				      h.atmeth.swap_add, h.atmeth.compare,
-				      &orig);
-	sroce_mr_remote_end(mr);
-	if (!err && ret == -EAGAIN) {
-		/* Its page is not there (on-demand paging: odp.c). */
-		sroce_resp_odp_defer(qp, mr, h.atmeth.va, sizeof(u64), pkt,
-				     nfy);
-		sroce_mr_put(mr);
+	op.cmp_swap = (pkt->bth.opcode & ~SROCE_TRANSPORT_MASK) ==
+		      SROCE_OP_RC_CMP_SWAP;
+	op.swap_add = h.atmeth.swap_add;
+	op.compare = h.atmeth.compare;
+	if (!sroce_resp_op8(qp, pkt, IB_ACCESS_REMOTE_ATOMIC, h.atmeth.rkey,
+			    h.atmeth.va, &op, &ret, nfy))
 		return;
-	}
-	sroce_mr_put(mr);
-	if (err) {
-		sroce_resp_refused(qp, err, pkt, nfy);
-		return;
-	}
-	err = ret;
-	if (err) {
+	if (ret) {
 		sroce_resp_fail(qp, SROCE_NAK_REMOTE_OP, IB_WC_REM_OP_ERR, pkt,
 				nfy);
 		return;
 	}
-	qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
+	sroce_resp_msn_next(qp);
 	r = sroce_resp_res_new(qp, SROCE_RES_ATOMIC, pkt->bth.psn,
 			       qp->resp.msn);
-	r->orig = orig;
-	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
-	qp->resp.ack.send = false;
+	r->orig = op.orig;
+	sroce_resp_epsn_set(qp, sroce_psn_add(qp->resp.epsn, 1));
+	sroce_resp_ack_drop(qp);
 }
 
 /**
@@ -260,46 +299,23 @@ void sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 			     const struct sroce_pkt *pkt,
 			     struct sroce_nfy *nfy)
 {
+	struct sroce_resp_op8 op = { .write = true };
 	struct sroce_hdrs h;
-	struct sroce_mr *mr;
-	int err, ret = 0;
-	u64 value;
+	int ret;
 
 	lockdep_assert_held(&qp->lock);
 	sroce_pkt_hdrs(pkt, &h);
 	if (!sroce_resp_res_granted(qp, false) ||
-	    h.reth.len != sizeof(value) || pkt->paylen != sizeof(value) ||
-	    pkt->bth.pad || !IS_ALIGNED(h.reth.va, sizeof(value)) ||
-	    skb_copy_bits(skb, SROCE_UDP_HLEN + pkt->info->hdr_len, &value,
-			  sizeof(value))) {
+	    h.reth.len != sizeof(op.value) || pkt->paylen != sizeof(op.value) ||
+	    pkt->bth.pad || !IS_ALIGNED(h.reth.va, sizeof(op.value)) ||
+	    skb_copy_bits(skb, SROCE_UDP_HLEN + pkt->info->hdr_len, &op.value,
+			  sizeof(op.value))) {
 		sroce_resp_invalid(qp, pkt, nfy);
 		return;
 	}
-	err = sroce_resp_rkey(qp, IB_ACCESS_REMOTE_WRITE, h.reth.rkey,
-			      h.reth.va, sizeof(value), &mr);
-	if (err) {
-		sroce_resp_refused(qp, err, pkt, nfy);
+	if (!sroce_resp_op8(qp, pkt, IB_ACCESS_REMOTE_WRITE, h.reth.rkey,
+			    h.reth.va, &op, &ret, nfy))
 		return;
-	}
-	err = sroce_mr_remote_begin(qp->sdev, h.reth.rkey, mr,
-				    sroce_resp_pd(qp), qp->ibqp.qp_num,
-				    IB_ACCESS_REMOTE_WRITE, h.reth.va,
-				    sizeof(value));
-	if (!err)
-		ret = sroce_mr_atomic_write(mr, h.reth.va, value);
-	sroce_mr_remote_end(mr);
-	if (!err && ret == -EAGAIN) {
-		/* Its page is not there (on-demand paging: odp.c). */
-		sroce_resp_odp_defer(qp, mr, h.reth.va, sizeof(value), pkt,
-				     nfy);
-		sroce_mr_put(mr);
-		return;
-	}
-	sroce_mr_put(mr);
-	if (err) {
-		sroce_resp_refused(qp, err, pkt, nfy);
-		return;
-	}
 	if (ret == -EINVAL) {
 		/* Aligned as an address, not in the region's memory. */
 		sroce_resp_invalid(qp, pkt, nfy);
@@ -310,12 +326,12 @@ void sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 				nfy);
 		return;
 	}
-	qp->resp.msn = (qp->resp.msn + 1) & SROCE_PSN_MASK;
+	sroce_resp_msn_next(qp);
 	sroce_resp_res_new(qp, SROCE_RES_ATOMIC_WRITE, pkt->bth.psn,
 			   qp->resp.msn);
-	qp->resp.epsn = sroce_psn_add(qp->resp.epsn, 1);
+	sroce_resp_epsn_set(qp, sroce_psn_add(qp->resp.epsn, 1));
 	/* Its response acknowledges the requests before it. */
-	qp->resp.ack.send = false;
+	sroce_resp_ack_drop(qp);
 }
 
 /* The resource type that answers a READ, atomic or atomic write request */
@@ -406,4 +422,17 @@ void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	r->va = h.reth.va;
 	r->len = h.reth.len;
 	r->rkey = h.reth.rkey;
+}
+
+/**
+ * sroce_resp_res_reset() - no responder resource any more (RESET)
+ * @qp: the QP, lock held
+ */
+void sroce_resp_res_reset(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->resp.res)
+		memset(qp->resp.res, 0,
+		       qp->resp.res_size * sizeof(*qp->resp.res));
+	qp->resp.res_head = 0;
 }

@@ -2,7 +2,7 @@
 /*
  * engine.h - the transport engine that drives a QP: its tuning constants
  * and the entries its files call one another by.  The requester (req.c,
- * req_fetch.c, req_rd.c), the completer (comp.c), the timers (timers.c),
+ * req_fetch.c, req_rdatomic.c), the completer (comp.c), the timers (timers.c),
  * the responder (resp*.c), XRC (xrc.c), raw packet QPs (raw.c) and
  * where they run (task.c); qp.c creates and resets them.
  * Only the engine's files include it: the rest of the driver sees a QP
@@ -66,7 +66,7 @@ void sroce_req_set_probe(struct sroce_qp *qp, bool due);
 void sroce_req_reset(struct sroce_qp *qp);
 void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
 
-/* req_rd.c */
+/* req_rdatomic.c */
 u32 sroce_req_rd_npsn(const struct sroce_qp *qp, const struct sroce_swqe *w);
 void sroce_req_rd_piece(struct sroce_qp *qp, struct sroce_swqe *w, u32 npsn,
 			u32 *len);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * req_rd.c - the requester's READ and atomic requests: how many may wait
+ * req_rdatomic.c - the requester's READ and atomic requests: how many may wait
  * for their responses, and in what pieces a READ asks.
  *
  * A READ, an atomic or an atomic write takes one of the responder's

@@ -20,6 +20,11 @@
 #   F9  a CNP and reserved AETH syndromes at outstanding PSNs (they
 #       acknowledged)
 #
+# the second review round's (issue #34):
+#
+#   R2-9  a UD QP given a privileged Q_Key (high bit set): taken with
+#       CAP_NET_RAW, EPERM without (6.1's core refuses it before sroce)
+#
 # and the IBTA 1.5 atomic write's (issue #17), forged packets no provider
 # sends:
 #
@@ -178,6 +183,19 @@ test_f9() {
 	hostile f9-
 }
 
+# Issue #34 finding 9: a privileged Q_Key is taken with CAP_NET_RAW
+# (root here) and refused without it (setpriv drops it from the bounding
+# set, so the exec'd tool has none).
+test_r2_qkey_raw() {
+	selected r2
+	hostile r2-privileged-qkey
+}
+
+test_r2_qkey_unprivileged() {
+	selected r2
+	hostile r2-privileged-qkey setpriv --bounding-set -net_raw --inh-caps -net_raw
+}
+
 test_aw() {
 	selected aw
 	hostile aw-
@@ -199,6 +217,8 @@ cases() {
 	run_test "F7: rings are charged to the memory cgroup" test_f7
 	run_test "F8: a CQ overflow ends the QP with CQ_ERR" test_f8
 	run_test "F9: CNPs and reserved AETH syndromes acknowledge nothing" test_f9
+	run_test "R2-9: a privileged Q_Key is taken with CAP_NET_RAW" test_r2_qkey_raw
+	run_test "R2-9: a privileged Q_Key is refused without CAP_NET_RAW" test_r2_qkey_unprivileged
 	run_test "AW: atomic writes of another length are refused, duplicates never executed" test_aw
 	run_test "rmmod after the hostile cases is clean" test_rmmod
 }

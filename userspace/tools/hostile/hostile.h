@@ -118,6 +118,8 @@ bool f2_rewound_producer(device &a, device &b);
 bool f5_requester_budget(device &a, device &b);
 bool f7_memcg(device &a, device &b);
 bool f8_cq_overflow(device &a, device &b);
+/* review2.cpp: the second review round (issue #34) */
+bool r2_privileged_qkey(device &a, device &b);
 
 } /* namespace hostile */
 

@@ -43,6 +43,7 @@ constexpr check checks[] = {
 	{"f8-cq-overflow", f8_cq_overflow},
 	{"f9-cnp", f9_cnp},
 	{"f9-reserved-aeth", f9_reserved_aeth},
+	{"r2-privileged-qkey", r2_privileged_qkey},
 	{"aw-length", aw_length},
 	{"aw-replay", aw_replay},
 };

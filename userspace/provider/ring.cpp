@@ -87,6 +87,20 @@ ring_view make_ring_view(void *base, const ring_layout &layout) noexcept
 	};
 }
 
+namespace {
+
+/*
+ * sroce_cqe.network_hdr_type: the kernel's enum rdma_network_type, which no
+ * user-space header has.
+ */
+constexpr std::uint8_t net_ipv4 = 2; /* RDMA_NETWORK_IPV4 */
+constexpr std::uint8_t net_ipv6 = 3; /* RDMA_NETWORK_IPV6 */
+/* ibv_wc.sl of a RoCE UD receive: mlx5's and hns's L3 header types. */
+constexpr std::uint8_t roce_l3_ipv6 = 1;
+constexpr std::uint8_t roce_l3_ipv4 = 2;
+
+} /* namespace */
+
 void cqe_to_wc(const sroce_cqe &cqe, ibv_wc *wc) noexcept
 {
 	unsigned int flags = 0;
@@ -113,6 +127,19 @@ void cqe_to_wc(const sroce_cqe &cqe, ibv_wc *wc) noexcept
 	wc->pkey_index = cqe.pkey_index;
 	wc->slid = cqe.slid;
 	wc->sl = cqe.sl;
+	/*
+	 * RoCE has no SL: a UD receive reports its L3 header type there, as
+	 * mlx5 (the CQE's roce_pkt_type, bits 2:0) and hns do, since ibv_wc
+	 * has no field for it.  UCX 1.11-1.18 read it to find the destination
+	 * address in the GRH area ((sl & 7) == 2: IPv4) and drop what does
+	 * not match a GID (Documentation/provider.md).
+	 */
+	if ((cqe.wc_flags & SROCE_WC_F_GRH) != 0) {
+		if (cqe.network_hdr_type == net_ipv4)
+			wc->sl = roce_l3_ipv4;
+		else if (cqe.network_hdr_type == net_ipv6)
+			wc->sl = roce_l3_ipv6;
+	}
 	wc->dlid_path_bits = cqe.dlid_path_bits;
 }
 

@@ -230,7 +230,9 @@ enum sroce_wc_flags {
  * @wc_flags: &enum sroce_wc_flags
  * @pkey_index: P_Key index (UD/GSI receives)
  * @slid: source LID; always 0 on RoCE
- * @sl: service level
+ * @sl: service level; the kernel writes 0 (RoCE has none): the provider
+ *	reports a GRH receive's network_hdr_type there (IPv4 2, IPv6 1, as
+ *	mlx5 and hns do)
  * @dlid_path_bits: always 0 on RoCE
  * @port_num: the port (1)
  * @network_hdr_type: with %SROCE_WC_F_GRH, what the 40 bytes before the

@@ -163,6 +163,24 @@ TEST_F(CqEx, AccessorsReadTheCqe)
 	ibv_end_poll(x_);
 }
 
+TEST_F(CqEx, UdGrhSlIsTheNetworkHeaderType)
+{
+	ibv_poll_cq_attr attr{};
+	sroce_cqe c{};
+
+	c.opcode = IBV_WC_RECV;
+	c.wc_flags = SROCE_WC_F_GRH;
+	c.network_hdr_type = 2; /* RDMA_NETWORK_IPV4 */
+	post(c);
+	c.network_hdr_type = 3; /* RDMA_NETWORK_IPV6 */
+	post(c);
+	ASSERT_EQ(ibv_start_poll(x_, &attr), 0);
+	EXPECT_EQ(ibv_wc_read_sl(x_), 2) << "IPv4";
+	ASSERT_EQ(ibv_next_poll(x_), 0);
+	EXPECT_EQ(ibv_wc_read_sl(x_), 1) << "IPv6";
+	ibv_end_poll(x_);
+}
+
 TEST_F(CqEx, InvalidatedRkeyInHostOrder)
 {
 	ibv_poll_cq_attr attr{};

@@ -364,6 +364,43 @@ TEST(CqeToWc, FlagsAreTranslatedNotCopied)
 	EXPECT_EQ(wc.invalidated_rkey, 0xabcd12U);
 }
 
+/*
+ * A RoCE UD receive reports its L3 header type in sl, as mlx5 and hns do:
+ * UCX 1.11-1.18 read it ((sl & 7) == 2: IPv4) before checking the
+ * destination address in the GRH area, and drop what does not match.
+ */
+TEST(CqeToWc, UdGrhReportsTheNetworkHeaderTypeInSl)
+{
+	sroce_cqe c{};
+	ibv_wc wc{};
+
+	c.opcode = IBV_WC_RECV;
+	c.wc_flags = SROCE_WC_F_GRH;
+	c.network_hdr_type = 2; /* RDMA_NETWORK_IPV4 */
+	sroce::cqe_to_wc(c, &wc);
+	EXPECT_EQ(wc.sl, 2) << "IPv4";
+	EXPECT_EQ(wc.wc_flags, static_cast<unsigned>(IBV_WC_GRH));
+
+	c.network_hdr_type = 3; /* RDMA_NETWORK_IPV6 */
+	sroce::cqe_to_wc(c, &wc);
+	EXPECT_EQ(wc.sl, 1) << "IPv6";
+
+	c.network_hdr_type = 0; /* no type: sl as the kernel wrote it */
+	c.sl = 4;
+	sroce::cqe_to_wc(c, &wc);
+	EXPECT_EQ(wc.sl, 4);
+
+	/* Without a GRH the type means nothing: sl as the kernel wrote it. */
+	c.wc_flags = 0;
+	c.network_hdr_type = 2;
+	c.sl = 0;
+	sroce::cqe_to_wc(c, &wc);
+	EXPECT_EQ(wc.sl, 0);
+	c.sl = 5;
+	sroce::cqe_to_wc(c, &wc);
+	EXPECT_EQ(wc.sl, 5);
+}
+
 TEST(CqeToWc, OpcodeAndStatusValuesMatchTheKernelUapi)
 {
 	/* The CQE carries ib_uverbs_wc_opcode values; ibv uses the same. */

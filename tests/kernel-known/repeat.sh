@@ -30,9 +30,10 @@ for impl in mawk busybox gawk; do
 	# timing of each run disturbed by the others.
 	for ((j = 0; j < jobs; j++)); do
 		for ((i = j; i < runs; i += jobs)); do
-			PATH=$bin:$PATH "$dir/check.sh" > "$bin/out.$j" 2>&1 ||
-				grep '^FAIL' "$bin/out.$j" >> "$bin/failed.$j"
-			true
+			PATH=$bin:$PATH "$dir/check.sh" > "$bin/out.$j" 2>&1 && continue
+			# A failed run counts, with or without a FAIL line.
+			grep '^FAIL' "$bin/out.$j" >> "$bin/failed.$j" ||
+				echo "FAIL: check.sh exited non-zero without a FAIL line" >> "$bin/failed.$j"
 		done &
 	done
 	wait

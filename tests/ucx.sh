@@ -68,31 +68,36 @@ final_row() {
 	grep -Eq "^Final: +$1 " <<< "${PAIR_OUT#*--- client}" || fail "no Final row of $1 iterations"
 }
 
-# perftest_pair ARGS...: ucx_perftest ARGS, the server on sroce1 in $NS,
-# the client on $DEV0; the client's "Final:" row must show the iterations
-# of ARGS' -n.
-perftest_pair() {
-	local senv cenv
+# ucx_pair SERVER_ARGS -- CLIENT_ARGS -- ARGS...: ucx_perftest ARGS, the
+# server on sroce1 in $NS with SERVER_ARGS before them, the client on $DEV0
+# with CLIENT_ARGS; the client's "Final:" row must show the iterations of
+# ARGS' -n.
+ucx_pair() {
+	local senv cenv sargs=() cargs=()
+	while [ "$1" != -- ]; do sargs+=("$1"); shift; done
+	shift
+	while [ "$1" != -- ]; do cargs+=("$1"); shift; done
+	shift
 	read -ra senv <<< "$(ucx_env sroce1)"
 	read -ra cenv <<< "$(ucx_env "$DEV0")"
 	PORT=$((PORT + 1))
 	PAIR_TIMEOUT=60 run_pair ns "tcp:$PORT" \
-		env "${senv[@]}" ucx_perftest -p "$PORT" "$@" \
-		-- env "${cenv[@]}" ucx_perftest -p "$PORT" "$@" "$IP1" || return 1
+		env "${senv[@]}" ucx_perftest -p "$PORT" "${sargs[@]}" "$@" \
+		-- env "${cenv[@]}" ucx_perftest -p "$PORT" "${cargs[@]}" "$@" "$IP1" || return 1
 	final_row "$(iters_of "$@")"
+}
+
+# perftest_pair ARGS...: UCP's ucx_perftest ARGS (UCX picks the transports
+# on the device ucx_env names).
+perftest_pair() {
+	ucx_pair -- -- "$@"
 }
 
 # uct_pair TL TEST ARGS...: UCT's TEST over TL, each side naming its device.
 uct_pair() {
-	local tl=$1 t=$2 senv cenv
+	local tl=$1 t=$2
 	shift 2
-	read -ra senv <<< "$(ucx_env sroce1)"
-	read -ra cenv <<< "$(ucx_env "$DEV0")"
-	PORT=$((PORT + 1))
-	PAIR_TIMEOUT=60 run_pair ns "tcp:$PORT" \
-		env "${senv[@]}" ucx_perftest -p "$PORT" -d sroce1:1 -x "$tl" -t "$t" "$@" \
-		-- env "${cenv[@]}" ucx_perftest -p "$PORT" -d "$DEV0:1" -x "$tl" -t "$t" "$@" "$IP1" || return 1
-	final_row "$(iters_of "$@")"
+	ucx_pair -d sroce1:1 -- -d "$DEV0:1" -- -x "$tl" -t "$t" "$@"
 }
 
 # mpi_run NP_EACH ARGS...: mpirun --mca pml ucx with NP_EACH ranks in

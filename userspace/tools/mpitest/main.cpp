@@ -10,6 +10,13 @@
  *   sroce-mpitest allreduce   every rank: MPI_SUM of a vector of 64 Ki
  *                             doubles, and MPI_MAX, against the values
  *                             computed here
+ *   sroce-mpitest timed SIZE ITERS   ranks 0 and 1 (scripts/bench hpc): a
+ *                             ping-pong of SIZE bytes, ITERS / 10 round
+ *                             trips of warm-up, then ITERS timed ones;
+ *                             rank 0 prints "# result: latency X us" (half
+ *                             the mean round trip) and "# result:
+ *                             bandwidth X MiB/s" (SIZE over that half);
+ *                             the last echo is checked as in pingpong
  *
  * Rank 0 prints one line per check, "ok: ..." or "FAIL: ...", then "PASS"
  * or "FAIL" with the number of bad checks; the exit status is 0 only on
@@ -19,6 +26,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 #include <vector>
@@ -108,6 +116,60 @@ int pingpong()
 	return bad;
 }
 
+/* A timed ping-pong of size bytes; the number of bad checks of this rank. */
+int timed(std::size_t size, int iters)
+{
+	std::vector<std::uint8_t> buf(size);
+	const int n = static_cast<int>(size);
+	const int warmup = iters / 10;
+	const int peer = 1 - rank;
+	double start = 0;
+
+	if (nranks < 2 || size == 0 || size > INT32_MAX || iters < 1) {
+		if (rank == 0)
+			std::printf("FAIL: timed needs 2 ranks, a size and "
+				    "iterations\n");
+		return 1;
+	}
+	if (rank > 1)
+		return 0;
+	for (std::size_t i = 0; i < size; ++i)
+		buf[i] = pattern(i, 0, 0, rank);
+	for (int it = 0; it < warmup + iters; ++it) {
+		if (it == warmup)
+			start = MPI_Wtime();
+		if (rank == 0) {
+			MPI_Send(buf.data(), n, MPI_BYTE, peer, 0,
+				 MPI_COMM_WORLD);
+			MPI_Recv(buf.data(), n, MPI_BYTE, peer, 0,
+				 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		} else {
+			MPI_Recv(buf.data(), n, MPI_BYTE, peer, 0,
+				 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			if (it == warmup + iters - 1) {
+				for (std::size_t i = 0; i < size; ++i)
+					buf[i] = pattern(i, 0, 0, rank);
+			}
+			MPI_Send(buf.data(), n, MPI_BYTE, peer, 0,
+				 MPI_COMM_WORLD);
+		}
+	}
+	const double half = (MPI_Wtime() - start) / iters / 2;
+	if (rank != 0)
+		return 0;
+	for (std::size_t i = 0; i < size; ++i) {
+		if (buf[i] != pattern(i, 0, 0, 1)) {
+			std::printf("FAIL: timed: the last echo is corrupt\n");
+			return 1;
+		}
+	}
+	std::printf("ok: timed %zu bytes x %d\n", size, iters);
+	std::printf("# result: latency %.2f us\n", half * 1e6);
+	std::printf("# result: bandwidth %.2f MiB/s\n",
+		    static_cast<double>(size) / half / (1 << 20));
+	return 0;
+}
+
 int allreduce()
 {
 	constexpr std::size_t n = 64 * 1024;
@@ -161,11 +223,14 @@ int main(int argc, char **argv)
 		bad = pingpong();
 	} else if (mode == "allreduce") {
 		bad = allreduce();
+	} else if (mode == "timed" && argc == 4) {
+		bad = timed(std::strtoull(argv[2], nullptr, 0),
+			    static_cast<int>(std::strtol(argv[3], nullptr, 0)));
 	} else {
 		if (rank == 0)
-			std::fprintf(
-				stderr,
-				"usage: sroce-mpitest pingpong|allreduce\n");
+			std::fprintf(stderr,
+				     "usage: sroce-mpitest pingpong|allreduce|"
+				     "timed SIZE ITERS\n");
 		bad = 1;
 	}
 

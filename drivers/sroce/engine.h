@@ -84,6 +84,9 @@ void sroce_comp_reset(struct sroce_qp *qp);
 void sroce_comp_loss(struct sroce_qp *qp);
 bool sroce_comp_goback(struct sroce_qp *qp, u32 psn, bool force);
 void sroce_comp_probe(struct sroce_qp *qp);
+bool sroce_comp_gap(struct sroce_qp *qp, u32 psn);
+void sroce_comp_rewind(struct sroce_qp *qp, u32 psn);
+void sroce_comp_cwnd_grow(struct sroce_qp *qp, u32 n);
 void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
 		     struct sroce_nfy *nfy);
 void sroce_comp_fail_oldest(struct sroce_qp *qp, enum ib_wc_status status,

@@ -12,7 +12,8 @@
 #   torture.sh lossy    sroce to sroce through every netem profile of a bad
 #                       wire (tests/lossy.sh, in `make check`): loss 1%, 5%
 #                       and 10%, reordering, duplication, corruption, and
-#                       a link down for 2 s in the middle of a transfer;
+#                       a link down (or every packet lost) for 2 s in the
+#                       middle of a transfer;
 #                       each asserts the counters that must move
 #   torture.sh soak     the lossy profiles with 1 GiB each (`make soak`)
 #
@@ -258,8 +259,10 @@ test_corrupt() {
 	lossy corrupt 1% -- rx_err_icrc retransmits
 }
 
-# flap TIMEOUT EXPECT_FAIL_OK: v1 down for 2 s while the torture runs (in
-# the background) with QP timeout TIMEOUT; sets TORTURE_SNAP here.
+# flap TIMEOUT EXPECT_FAIL_OK [blackhole]: v1 down for 2 s while the
+# torture runs (in the background) with QP timeout TIMEOUT; with
+# "blackhole" the link stays up and netem drops every packet both ways
+# instead (a peer gone while the path is up); sets TORTURE_SNAP here.
 flap() {
 	local pid rc=0 extra=() tx0
 	[ "$2" = 0 ] || extra=(--expect-fail-ok)
@@ -272,14 +275,24 @@ flap() {
 	pid=$!
 	# In the middle of the transfer: once some of it is on the wire.
 	wait_for 60 tx_above sroce0 $((tx0 + 2000))
-	ip -n "$NS" link set v1 down
+	if [ "${3:-}" = blackhole ]; then
+		netem loss 100%
+	else
+		ip -n "$NS" link set v1 down
+	fi
 	if ! kill -0 "$pid" 2>/dev/null; then
+		netem off
 		ip -n "$NS" link set v1 up
 		fail "the torture ended before the flap"
 	fi
 	sleep 2
+	netem off
 	ip -n "$NS" link set v1 up
-	echo "v1 was down for 2 s"
+	if [ "${3:-}" = blackhole ]; then
+		echo "every packet was dropped for 2 s"
+	else
+		echo "v1 was down for 2 s"
+	fi
 	wait "$pid" || rc=$?
 	link_back
 	# The outage hit traffic under way: requests went unanswered.
@@ -309,18 +322,21 @@ tx_above() {
 	[ "$(hw_counter "$1" tx_packets)" -gt "$2" ]
 }
 
-# QP timeout 18 (1.07 s) with 7 retries outlasts 2 s: every QP recovers.
+# QP timeout 18 (1.07 s) with 7 retries: every QP recovers (while v0 has
+# no carrier no retry is spent at all; tests/linkdown.sh outlasts the
+# retry budget many times over).
 test_flap_recovers() {
 	flap 18 0
 }
 
-# QP timeout 14 (67 ms) does not: 7 retries take about 0.5 s, so the QPs
-# with work outstanding (4 busy pairs: all of them) end in
-# IBV_WC_RETRY_EXC_ERR with the rest flushed, which sroce-torture checks
-# and reports with exit status 3; nothing hangs (its deadline).
+# Everything lost for 2 s with the link up, QP timeout 14 (67 ms): 7
+# retries take about 0.5 s, so the QPs with work outstanding (4 busy
+# pairs: all of them) end in IBV_WC_RETRY_EXC_ERR with the rest flushed,
+# which sroce-torture checks and reports with exit status 3; nothing hangs
+# (its deadline).  (A link down would spend no retry.)
 test_flap_fails_cleanly() {
 	local rc=0
-	flap 14 1 || rc=$?
+	flap 14 1 blackhole || rc=$?
 	[ "$rc" -eq 3 ] || fail "sroce-torture exited with status $rc, expected 3 (clean RETRY_EXC_ERR)"
 }
 
@@ -471,7 +487,7 @@ lossy_cases() {
 	run_test "duplicate 5%: $BYTES verified, duplicates detected" profile duplicate
 	run_test "corrupt 1%: $BYTES verified, ICRC errors counted" profile corrupt
 	run_test "link down 2 s mid-transfer, QP timeout 18: every QP recovers, $FLAP_BYTES verified" profile flap_recovers
-	run_test "link down 2 s mid-transfer, QP timeout 14: RETRY_EXC_ERR, the rest flushed, no hang" profile flap_fails_cleanly
+	run_test "all packets lost 2 s mid-transfer, link up, QP timeout 14: RETRY_EXC_ERR, the rest flushed, no hang" profile flap_fails_cleanly
 	run_test "lossless wire: $LOSSLESS_BYTES verified, fewer than $LOSSLESS_PERMILLE per 1000 packets sent again" profile lossless
 	run_test "rmmod sroce after the lossy runs is clean" test_rmmod
 }

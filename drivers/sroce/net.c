@@ -72,6 +72,34 @@ static void sroce_net_path(struct sroce_net *hdr, const struct sroce_av *av,
 	memcpy(hdr->daddr, av->dgid.raw, 16);
 }
 
+/**
+ * sroce_net_path_up() - can a packet along @av leave now
+ * @sdev: the device
+ * @av: the path (a connected QP's)
+ *
+ * The netdev is running and has carrier, and the route to the peer's
+ * address through it exists.  Asked by the requester's timer when a local
+ * ACK timeout is due (timers.c), not per packet.
+ *
+ * Context: softirq or process, no spinlock with interrupts off (an IPv6
+ * route lookup enables bottom halves).
+ * Return: true when the path is up.
+ */
+bool sroce_net_path_up(struct sroce_dev *sdev, const struct sroce_av *av)
+{
+	struct dst_entry *dst;
+	struct sroce_net hdr;
+
+	if (!netif_running(sdev->ndev) || !netif_carrier_ok(sdev->ndev))
+		return false;
+	sroce_net_path(&hdr, av, 0);
+	dst = sroce_net_route(sdev, &hdr);
+	if (IS_ERR(dst))
+		return false;
+	dst_release(dst);
+	return true;
+}
+
 /* Is @skb a transport part sroce_net_encap() can put headers on */
 static bool sroce_net_fits(const struct sk_buff *skb, u32 nhl)
 {

@@ -27,6 +27,7 @@ struct sock *sroce_socket_sk(struct net *net, bool ipv6);
 /* net.c */
 int sroce_net_init(void);
 void sroce_net_exit(void);
+bool sroce_net_path_up(struct sroce_dev *sdev, const struct sroce_av *av);
 void sroce_net_xmit_list(struct sroce_dev *sdev, struct sk_buff_head *list,
 			 const struct sroce_av *av, u32 qpn);
 

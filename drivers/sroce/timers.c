@@ -23,6 +23,16 @@
  * completer reports a gap (sroce_timers_gap_seen()) and a go-back
  * (sroce_timers_went_back()).
  *
+ * A local ACK timeout while the path to the peer is down (the netdev not
+ * running or without carrier, or no route to the peer:
+ * sroce_net_path_up()) spends no retry: the timer polls the path
+ * instead (sroce_timer_path_down()), and once it is back the requester
+ * goes back to the oldest unacknowledged PSN and the local ACK timeout
+ * counts from then, with the retries left before the outage
+ * (sroce_timer_path_back()).  The path is judged at the timer only, never
+ * per packet; packets the requester sends meanwhile are lost as on a dead
+ * wire and sent again after the go-back.
+ *
  * A timer that fires finds nothing acknowledged, which shows no loss by
  * itself: the requester sends only its last packet again
  * (sroce_comp_probe()), and goes back only at the second local ACK timeout
@@ -34,6 +44,7 @@
 #include "sroce.h"
 #include "engine.h"
 #include "counters.h"
+#include "net.h"
 #include "proto/sroce_proto.h"
 
 /*
@@ -43,6 +54,9 @@
  */
 #define SROCE_RTO_MIN_US	16000
 #define SROCE_RTO_INIT_US	(2 * SROCE_RTO_MIN_US)
+
+/* How often a path found down is asked again, at most (ms). */
+#define SROCE_PATH_POLL_MS	100
 
 /* Set the timer to fire at @at (jiffies). */
 static void sroce_timers_set(struct sroce_timers *ti, unsigned long at)
@@ -126,6 +140,49 @@ static bool sroce_timer_rto_probe(struct sroce_qp *qp)
 	return true;
 }
 
+/* The local ACK timeout of @qp in jiffies, at least one. */
+static unsigned long sroce_timers_ack_jiffies(const struct sroce_qp *qp)
+{
+	return max_t(unsigned long,
+		     nsecs_to_jiffies(sroce_ack_timeout_ns(qp->attr.timeout)), 1);
+}
+
+/*
+ * A local ACK timeout found the path to the peer down (counted once, as
+ * a local ACK timeout): no retry is spent; the timer asks again within
+ * SROCE_PATH_POLL_MS (or the local ACK timeout, if shorter).
+ */
+static bool sroce_timer_path_down(struct sroce_qp *qp)
+{
+	struct sroce_timers *ti = &qp->timers;
+
+	if (!ti->path_down)
+		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_TIMEOUTS);
+	ti->path_down = true;
+	ti->probes = 0;
+	sroce_timers_set(ti, jiffies +
+			 min_t(unsigned long, sroce_timers_ack_jiffies(qp),
+			       max_t(unsigned long,
+				     msecs_to_jiffies(SROCE_PATH_POLL_MS), 1)));
+	return false;
+}
+
+/*
+ * The path is back: go back to the oldest unacknowledged PSN now, and the
+ * local ACK timeout counts from now.
+ */
+static bool sroce_timer_path_back(struct sroce_qp *qp)
+{
+	struct sroce_timers *ti = &qp->timers;
+
+	ti->path_down = false;
+	ti->probes = 0;
+	ti->ack_deadline = jiffies + sroce_timers_ack_jiffies(qp);
+	sroce_comp_goback(qp, qp->comp.psn_una, true);
+	sroce_timers_set(ti, sroce_timers_expiry(qp));
+	return true;
+}
+
 /*
  * The local ACK timeout: spend a retry, or fail the oldest WQE.  The first
  * one since the last progress probes the tail (sroce_comp_probe()): a peer
@@ -135,6 +192,8 @@ static bool sroce_timer_rto_probe(struct sroce_qp *qp)
  */
 static bool sroce_timer_ack_timeout(struct sroce_qp *qp, struct sroce_nfy *nfy)
 {
+	if (qp->timers.path_down)
+		return sroce_timer_path_back(qp);
 	sroce_stats_inc(qp->sdev->stats, SROCE_CNT_TIMEOUTS);
 	if (!qp->comp.retry) {
 		sroce_comp_fail(qp, IB_WC_RETRY_EXC_ERR, nfy);
@@ -150,14 +209,29 @@ static bool sroce_timer_ack_timeout(struct sroce_qp *qp, struct sroce_nfy *nfy)
 	return true;
 }
 
-/* The timer fired: the role whose deadline it was acts. */
+/* Is a local ACK timeout due, or a path found down to be asked again */
+static bool sroce_timers_ack_due(const struct sroce_qp *qp)
+{
+	const struct sroce_timers *ti = &qp->timers;
+
+	return !ti->rnr_wait && qp->comp.psn_una != qp->req.psn_max &&
+	       (ti->path_down || !time_before(jiffies, ti->ack_deadline));
+}
+
+/*
+ * The timer fired: the role whose deadline it was acts.  A local ACK
+ * timeout first asks whether the path is up, without the QP lock (an
+ * IPv6 route lookup enables bottom halves); a timer set again meanwhile
+ * (an ACK came) leaves the expiry to that one.
+ */
 static void sroce_timers_expired(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, timers.timer);
 	struct sroce_timers *ti = &qp->timers;
 	struct sroce_nfy nfy = {};
+	bool kick = false, path_up = true;
 	unsigned long flags;
-	bool kick = false;
+	struct sroce_av av;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->destroyed || qp->state != IB_QPS_RTS)
@@ -169,6 +243,15 @@ static void sroce_timers_expired(struct timer_list *t)
 		goto out_unlock;
 	}
 	ti->deferred = false;
+	if (sroce_timers_ack_due(qp)) {
+		av = qp->av;
+		spin_unlock_irqrestore(&qp->lock, flags);
+		path_up = sroce_net_path_up(qp->sdev, &av);
+		spin_lock_irqsave(&qp->lock, flags);
+		if (qp->destroyed || qp->state != IB_QPS_RTS ||
+		    timer_pending(&ti->timer))
+			goto out_unlock;
+	}
 	if (ti->rnr_wait)
 		kick = sroce_timer_rnr_wait_over(qp);
 	else if (qp->comp.psn_una == qp->req.psn_max)
@@ -176,9 +259,11 @@ static void sroce_timers_expired(struct timer_list *t)
 	else if (ti->goback.owed &&
 		 sroce_psn_before(ti->goback.gap_psn, qp->comp.psn_una))
 		sroce_timer_goback_cancelled(qp);
-	else if (time_before(jiffies, ti->ack_deadline))
+	else if (!ti->path_down && time_before(jiffies, ti->ack_deadline))
 		kick = ti->goback.owed ? sroce_timer_goback_due(qp) :
 					 sroce_timer_rto_probe(qp);
+	else if (!path_up)
+		kick = sroce_timer_path_down(qp);
 	else
 		kick = sroce_timer_ack_timeout(qp, &nfy);
 out_unlock:
@@ -207,6 +292,7 @@ void sroce_timers_reset(struct sroce_qp *qp)
 
 	lockdep_assert_held(&qp->lock);
 	ti->rnr_wait = false;
+	ti->path_down = false;
 	ti->goback.at_ns = 0;
 	ti->goback.owed = false;
 	ti->probes = 0;
@@ -259,8 +345,8 @@ void sroce_timers_arm_ack_timeout(struct sroce_qp *qp)
 	}
 	if (timer_pending(&ti->timer))
 		return;
-	ti->ack_deadline = jiffies + max_t(unsigned long,
-					   nsecs_to_jiffies(ns), 1);
+	ti->ack_deadline = jiffies + sroce_timers_ack_jiffies(qp);
+	ti->path_down = false;
 	ti->probes = 0;
 	at = sroce_timers_expiry(qp);
 	/* A go-back put off (sroce_comp_goback()) is due before. */
@@ -274,11 +360,13 @@ void sroce_timers_arm_ack_timeout(struct sroce_qp *qp)
  * @qp: the QP, lock held
  *
  * The timeouts count from now: the timer stops, and the caller arms it
- * again (sroce_timers_arm_ack_timeout()) if PSNs remain outstanding.
+ * again (sroce_timers_arm_ack_timeout()) if PSNs remain outstanding.  The
+ * path is up: an ACK came along it.
  */
 void sroce_timers_progress(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
+	qp->timers.path_down = false;
 	del_timer(&qp->timers.timer);
 }
 

@@ -52,6 +52,10 @@ struct sroce_goback {
  * @rtt_start: when it was sent (ns)
  * @rtt_timing: a round trip is being timed
  *
+ * @path_down: a local ACK timeout found the path to the peer down
+ *	(sroce_net_path_up()): no retry was spent, the timer polls the path
+ *	until it is back, an ACK comes or the timer is armed afresh
+ *
  * The go-back state (struct sroce_goback):
  * @goback: when the requester last went back, and a go-back put off
  *
@@ -66,6 +70,7 @@ struct sroce_timers {
 	unsigned long set_at;
 	bool deferred;
 	unsigned long ack_deadline;
+	bool path_down;
 	u8 probes;
 	u32 srtt_us;
 	u32 rttvar_us;

@@ -45,6 +45,9 @@
  *   --timeout T --retry-cnt C --rnr-retry R   QP attributes (default 14,
  *                  7, 7): a lossy or flapping wire chooses between
  *                  recovering and failing with IBV_WC_RETRY_EXC_ERR
+ *   --one-way      the A->B streams only, with the whole budget: DEV_B
+ *                  only responds (a peer whose requester must not be
+ *                  tested, such as rdma_rxe across a long outage)
  *   --expect-fail-ok  IBV_WC_RETRY_EXC_ERR followed by flushes is a clean
  *                  failure: the QP pair stops, what completed before is
  *                  still verified, exit status 3 instead of 1
@@ -506,10 +509,10 @@ void print_summary(const config &c, const progress_state &ps,
 	const double t = seconds(clock_type::now() - ps.start);
 
 	ktap::note("summary: %" PRIu64 " ops, %.1f MiB in %.1f s, %.2f MB/s; "
-		   "%u QP pairs, both directions",
+		   "%u QP pairs, %s",
 		   total_ops(), static_cast<double>(total.bytes) / (1 << 20), t,
 		   t > 0 ? static_cast<double>(total.bytes) / t / 1e6 : 0.0,
-		   c.opt.qps);
+		   c.opt.qps, c.opt.one_way ? "A->B only" : "both directions");
 	ktap::note("  ops:%s", counts_str().c_str());
 	ktap::note("  receives %" PRIu64 ", CMP_SWP swapped %" PRIu64
 		   ", inline %" PRIu64 ", zero-length %" PRIu64

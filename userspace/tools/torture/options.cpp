@@ -24,8 +24,9 @@ void usage(const char *argv0)
 		"       [--max-size BYTES] [--max-sge N] [--depth N]\n"
 		"       [--mix send=W,write=W,write_imm=W,read=W,atomic=W]\n"
 		"       [--mtu 256|512|1024|2048|4096] [--timeout T]\n"
-		"       [--retry-cnt C] [--rnr-retry R] [--expect-fail-ok]\n"
-		"       [--device-loss-ok] [--deadline SECONDS]\n"
+		"       [--retry-cnt C] [--rnr-retry R] [--one-way]\n"
+		"       [--expect-fail-ok] [--device-loss-ok]\n"
+		"       [--deadline SECONDS]\n"
 		"       [--progress SECONDS] [--quiet]\n",
 		argv0);
 }
@@ -142,6 +143,7 @@ enum opt_id : int {
 	o_timeout,
 	o_retry_cnt,
 	o_rnr_retry,
+	o_one_way,
 	o_expect_fail_ok,
 	o_device_loss_ok,
 	o_deadline,
@@ -171,6 +173,7 @@ int parse_options(int argc, char **argv, options &o)
 		{"timeout", required_argument, nullptr, o_timeout},
 		{"retry-cnt", required_argument, nullptr, o_retry_cnt},
 		{"rnr-retry", required_argument, nullptr, o_rnr_retry},
+		{"one-way", no_argument, nullptr, o_one_way},
 		{"expect-fail-ok", no_argument, nullptr, o_expect_fail_ok},
 		{"device-loss-ok", no_argument, nullptr, o_device_loss_ok},
 		{"deadline", required_argument, nullptr, o_deadline},
@@ -242,6 +245,9 @@ int parse_options(int argc, char **argv, options &o)
 		case o_rnr_retry:
 			ok = parse_num(optarg, v, 7);
 			o.rnr_retry = static_cast<unsigned int>(v);
+			break;
+		case o_one_way:
+			o.one_way = true;
 			break;
 		case o_expect_fail_ok:
 			o.expect_fail_ok = true;

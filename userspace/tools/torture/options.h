@@ -33,6 +33,7 @@ struct options {
 	unsigned int timeout = 14;
 	unsigned int retry_cnt = 7;
 	unsigned int rnr_retry = 7;
+	bool one_way = false; /* A->B streams only: B never requests */
 	bool expect_fail_ok = false;
 	bool device_loss_ok = false; /* implies expect_fail_ok */
 	double deadline = 0;

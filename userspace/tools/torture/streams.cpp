@@ -144,7 +144,8 @@ bool make_pair(const config &c, pair_state &p, unsigned int i,
 {
 	device_with_pd *devs[2] = {&a, &b};
 	const auto [psn_a, psn_b] = initial_psns(c.opt.seed, i);
-	const unsigned int streams = 2 * c.opt.qps;
+	/* --one-way: the A->B streams share the whole budget. */
+	const unsigned int streams = (c.opt.one_way ? 1 : 2) * c.opt.qps;
 
 	for (unsigned int x = 0; x < 2; ++x) {
 		p.ep[x] = std::make_unique<side>();
@@ -155,7 +156,7 @@ bool make_pair(const config &c, pair_state &p, unsigned int i,
 	p.ep[1]->ep.psn = psn_b;
 	for (unsigned int x = 0; x < 2; ++x) {
 		stream &s = p.st[x];
-		const unsigned int n = 2 * i + x;
+		const unsigned int n = c.opt.one_way ? i : 2 * i + x;
 
 		s.qpi = i;
 		s.dir = x;
@@ -164,6 +165,8 @@ bool make_pair(const config &c, pair_state &p, unsigned int i,
 		s.key = stream_key(c.opt.seed, n);
 		s.ops_budget = budget_share(c.opt.ops, streams, n);
 		s.bytes_budget = budget_share(c.opt.bytes, streams, n);
+		if (c.opt.one_way && x == 1)
+			s.ops_budget = s.bytes_budget = 0;
 		init_target(*s.resp, s.key);
 	}
 	return bring_up(p.ep[0]->ep, p.ep[1]->ep);

@@ -24,6 +24,9 @@
 #
 #   R2-9  a UD QP given a privileged Q_Key (high bit set): taken with
 #       CAP_NET_RAW, EPERM without (6.1's core refuses it before sroce)
+#   R2-4  a forged READ of 8 MiB: B's responder work item queues itself
+#       again every 128 packets (resp_yields), never holding its CPU's
+#       workqueue for the whole READ
 #
 # and the IBTA 1.5 atomic write's (issue #17), forged packets no provider
 # sends:
@@ -196,6 +199,11 @@ test_r2_qkey_unprivileged() {
 	hostile r2-privileged-qkey setpriv --bounding-set -net_raw --inh-caps -net_raw
 }
 
+test_r2_responder_yields() {
+	selected r2-4
+	hostile r2-responder-yields
+}
+
 test_aw() {
 	selected aw
 	hostile aw-
@@ -219,6 +227,7 @@ cases() {
 	run_test "F9: CNPs and reserved AETH syndromes acknowledge nothing" test_f9
 	run_test "R2-9: a privileged Q_Key is taken with CAP_NET_RAW" test_r2_qkey_raw
 	run_test "R2-9: a privileged Q_Key is refused without CAP_NET_RAW" test_r2_qkey_unprivileged
+	run_test "R2-4: a long READ's responder gives its CPU's workqueue back" test_r2_responder_yields
 	run_test "AW: atomic writes of another length are refused, duplicates never executed" test_aw
 	run_test "rmmod after the hostile cases is clean" test_rmmod
 }

@@ -19,7 +19,9 @@
 # a QP with flows kept, a frame without a receive counted), unprivileged
 # (as nobody: no CAP_NET_RAW, no raw QP), rss (frames of sroce0 spread
 # over receive WQs by an RSS QP's Toeplitz hash, checked against the
-# Microsoft RSS verification values; WQs in RESET and ERR), rss-bad (WQs,
+# Microsoft RSS verification values; WQs in RESET and ERR), wq-overflow
+# (a WQ's CQ overflow: CQ_ERR and WQ_FATAL, the WQ takes no WQE after the
+# lost completion), rss-bad (WQs,
 # indirection tables and RSS QPs refused; EBUSY while in use).
 #
 # Runs in a guest (qemu/run-guest) as root.
@@ -66,6 +68,10 @@ test_rss() {
 	ktap_tool "$RAWTEST" sroce0 sroce1 rss
 }
 
+test_wq_overflow() {
+	ktap_tool "$RAWTEST" sroce0 sroce1 wq-overflow
+}
+
 test_rss_bad() {
 	ktap_tool "$RAWTEST" sroce0 sroce1 rss-bad
 }
@@ -82,6 +88,7 @@ cases() {
 	run_test "sroce-rawtest flow-bad: flows refused, a QP with flows kept, drops counted" test_flow_bad
 	run_test "sroce-rawtest unprivileged: no raw QP without CAP_NET_RAW" test_unprivileged
 	run_test "sroce-rawtest rss: frames to the WQ their Toeplitz hash selects, WQ states" test_rss
+	run_test "sroce-rawtest wq-overflow: a WQ's CQ overflow is WQ_FATAL, no WQE consumed silently" test_wq_overflow
 	run_test "sroce-rawtest rss-bad: WQs, tables and RSS QPs refused, EBUSY in use" test_rss_bad
 	run_test "no object left, rmmod sroce" test_unload
 }

@@ -64,6 +64,7 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	[SROCE_CNT_RAW_RX_DROPS] = { .name = "raw_rx_drops" },
 	[SROCE_CNT_TX_RUNS] = { .name = "tx_runs" },
 	[SROCE_CNT_READ_PIECES] = { .name = "read_pieces" },
+	[SROCE_CNT_RESP_YIELDS] = { .name = "resp_yields" },
 };
 
 /**

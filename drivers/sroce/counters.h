@@ -61,6 +61,7 @@ enum sroce_counter {
 	SROCE_CNT_RAW_RX_DROPS,		/* frames a flow's QP could not take */
 	SROCE_CNT_TX_RUNS,		/* skbs given to the IP layer (net.c) */
 	SROCE_CNT_READ_PIECES,		/* READ requests for part of the rest */
+	SROCE_CNT_RESP_YIELDS,		/* responder work items requeued */
 	SROCE_CNT_NR,
 };
 

@@ -53,6 +53,13 @@ static_assert(SROCE_REQ_RD_UNIT_MIN == SROCE_REQ_WINDOW_MIN);
  * packet; the rest of a long response goes out from the QP's work item.
  */
 #define SROCE_RESP_SOFTIRQ_BUDGET	(2 * SROCE_REQ_BATCH)
+/*
+ * Responder packets one run of the QP's work item sends before it queues
+ * itself again behind the other work items of its CPU (as the requester
+ * does, SROCE_REQ_RUN_BATCHES): a READ of 2 GiB must not hold the per-CPU
+ * workqueue, other QPs' engines included, for its whole length.
+ */
+#define SROCE_RESP_RUN_BUDGET		(8 * SROCE_REQ_BATCH)
 
 /* task.c: where the engines run (the kicks: qp.h) */
 void sroce_req_work(struct work_struct *work);

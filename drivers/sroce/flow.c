@@ -347,9 +347,18 @@ void sroce_flow_deliver(struct sroce_dev *sdev, const u8 *hdr, u32 hlen,
 		if (fl->qpn == done || !sroce_flow_match(fl, &k))
 			continue;
 		done = fl->qpn;
+		/*
+		 * The flow's QP: a QP with flows cannot be destroyed (EBUSY),
+		 * so its number names no other QP; the type is checked all
+		 * the same, a raw QP's receive being the only one wanted.
+		 */
 		qp = sroce_qp_get(sdev, fl->qpn);
 		if (!qp)
 			continue;
+		if (qp->ibqp.qp_type != IB_QPT_RAW_PACKET) {
+			sroce_qp_put(qp);
+			continue;
+		}
 		if (qp->rss)
 			sroce_rss_rcv(qp, &k, hdr, hlen, skb, skb_off);
 		else

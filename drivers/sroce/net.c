@@ -414,7 +414,18 @@ void sroce_net_qp_xmit_list(struct sroce_qp *qp, struct sk_buff_head *list)
 	struct sroce_av av;
 
 	if (qp->ibqp.qp_type != IB_QPT_RAW_PACKET && !sroce_qp_is_ud(qp)) {
-		sroce_net_xmit_list(qp->sdev, list, &qp->av, qp->ibqp.qp_num);
+		unsigned long flags;
+
+		if (skb_queue_empty(list))
+			return;
+		/*
+		 * A copy taken under the lock: modify_qp (SQD to SQD) rewrites
+		 * qp->av under it, and a packet must not carry half of each.
+		 */
+		spin_lock_irqsave(&qp->lock, flags);
+		av = qp->av;
+		spin_unlock_irqrestore(&qp->lock, flags);
+		sroce_net_xmit_list(qp->sdev, list, &av, qp->ibqp.qp_num);
 		return;
 	}
 	__skb_queue_head_init(&one);

@@ -16,7 +16,13 @@
 #include "qp.h"
 #include "notify.h"
 
-/* Add @cq to a pair of CQs to report, once. */
+/*
+ * Add @cq to a pair of CQs to report, once.  Two are enough: one
+ * collection serves one QP, whose completions go to its send and receive
+ * CQs, or, an XRC TGT QP (no CQ of its own), to the CQ of the one SRQ
+ * its packet names.  A third CQ would replace the second, whose signal
+ * would be lost: a caller must not collect for two QPs in one.
+ */
 static void sroce_nfy_add_cq(struct sroce_cq **pair, struct sroce_cq *cq)
 {
 	if (!pair[0])

@@ -233,7 +233,12 @@ struct sroce_qp_slot {
  * @resp_work: sends the rest of long READ responses in process context
  * @attr: the attributes modify_qp set (state, PSNs, path, limits...), as
  *	query_qp reports them
- * @av: the path (set with IB_QP_AV): GIDs, traffic class, hop limit
+ * @av: the path (set with IB_QP_AV): GIDs, traffic class, hop limit;
+ *	written under @lock, and the transmit path copies it under @lock
+ *	(net.c).  Only the receive path's peer check (recv.c) reads it
+ *	without: a read torn by an SQD to SQD change judges one packet
+ *	against a mix of two peers' GIDs, and a sender that can forge one
+ *	could forge the peer's own address as well.
  * @pmtu: path MTU in bytes
  * @cap: the capabilities granted at creation; constant
  * @xrcd: XRC TGT QP: its XRC domain; constant

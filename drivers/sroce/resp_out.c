@@ -9,8 +9,9 @@
  * reply acknowledges the requests before its own).  One context at a time
  * sends them (task.c): the receive path, for at most
  * SROCE_RESP_SOFTIRQ_BUDGET packets, then the QP's work item for the rest
- * of a long READ, so a large READ neither holds the softirq nor overruns
- * the receiver's backlog.
+ * of a long READ, SROCE_RESP_RUN_BUDGET packets a run before it queues
+ * itself again (resp_yields), so a large READ neither holds the softirq,
+ * nor its CPU's workqueue, nor overruns the receiver's backlog.
  *
  * Packets are built under the QP lock and sent after it is dropped.
  */
@@ -223,12 +224,13 @@ static int sroce_resp_build(struct sroce_qp *qp, struct sk_buff_head *list,
  * sroce_resp_run() - the responder's output engine (see the top)
  * @qp: the QP, lock not held; run by one context at a time (task.c)
  *
- * Return: true when everything is sent, false when its budget in softirq
- * is used up and the work item goes on.
+ * Return: true when everything is sent, false when its budget is used up
+ * and the work item goes on (queued again behind its CPU's other work).
  */
 bool sroce_resp_run(struct sroce_qp *qp)
 {
 	bool task = in_task();
+	int budget = task ? SROCE_RESP_RUN_BUDGET : SROCE_RESP_SOFTIRQ_BUDGET;
 	struct sk_buff_head list;
 	struct sroce_nfy nfy;
 	unsigned long flags;
@@ -236,8 +238,15 @@ bool sroce_resp_run(struct sroce_qp *qp)
 
 	__skb_queue_head_init(&list);
 	do {
-		if (!task && sent >= SROCE_RESP_SOFTIRQ_BUDGET)
+		if (sent >= budget) {
+			if (task) {
+				local_bh_disable();
+				sroce_stats_inc(qp->sdev->stats,
+						SROCE_CNT_RESP_YIELDS);
+				local_bh_enable();
+			}
 			return false;	/* the work item goes on */
+		}
 		memset(&nfy, 0, sizeof(nfy));
 		spin_lock_irqsave(&qp->lock, flags);
 		n = sroce_resp_build(qp, &list, &nfy);
@@ -246,8 +255,6 @@ bool sroce_resp_run(struct sroce_qp *qp)
 		sroce_net_qp_xmit_list(qp, &list);
 		sroce_qp_notify(&nfy);
 		sent += n;
-		if (task)
-			cond_resched();
 	} while (n == SROCE_REQ_BATCH);
 	return true;
 }

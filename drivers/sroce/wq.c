@@ -133,6 +133,9 @@ struct ib_wq *sroce_wq_create(struct ib_pd *ibpd, struct ib_wq_init_attr *init,
 		goto err_free;
 	wq->ibwq.wq_num = ret;
 	wq->ibwq.state = IB_WQS_RESET;
+	/* uverbs sets neither (ib_create_wq() does): sroce_wq_fatal() */
+	wq->ibwq.event_handler = init->event_handler;
+	wq->ibwq.wq_context = init->wq_context;
 	ret = sroce_wq_init(wq, init, udata);
 	if (ret)
 		goto err_free_num;
@@ -171,6 +174,19 @@ static void sroce_wq_signal(struct sroce_wq *wq, int ret)
 		sroce_cq_signal(to_scq(wq->ibwq.cq));
 	else if (ret == -EOVERFLOW)
 		sroce_cq_overflow_event(to_scq(wq->ibwq.cq));
+}
+
+/* Report IB_EVENT_WQ_FATAL: the WQ entered ERR on its own; no lock. */
+static void sroce_wq_fatal(struct sroce_wq *wq)
+{
+	struct ib_event ev = {
+		.device = wq->ibwq.device,
+		.element.wq = &wq->ibwq,
+		.event = IB_EVENT_WQ_FATAL,
+	};
+
+	if (wq->ibwq.event_handler)
+		wq->ibwq.event_handler(&ev, wq->ibwq.wq_context);
 }
 
 /*
@@ -286,7 +302,8 @@ int sroce_wq_destroy(struct ib_wq *ibwq, struct ib_udata *udata)
 
 /*
  * Receive a frame into the WQE at the consumer index; lock held.  Return:
- * the sroce_cq_post() result, or -ENOENT with no WQE (dropped).
+ * the sroce_cq_post() result (negative: the CQ overflowed, the WQ is in
+ * ERR now), or -ENOENT with no WQE (dropped).
  */
 static int sroce_wq_take(struct sroce_wq *wq, struct sroce_qp *qp,
 			 const u8 *hdr, u32 hlen, const struct sk_buff *skb,
@@ -318,6 +335,16 @@ static int sroce_wq_take(struct sroce_wq *wq, struct sroce_qp *qp,
 	/* The slot is free before its completion shows (the uapi). */
 	sroce_queue_store_consumer(&wq->rq, ++wq->cons);
 	ret = sroce_wq_complete(wq, r->wr_id, status, len);
+	if (ret < 0) {
+		/*
+		 * The CQ overflowed (or had): this completion is lost, and so
+		 * would every later one be.  The WQ takes no more WQEs: ERR,
+		 * with IB_EVENT_WQ_FATAL (sroce_wq_rcv()), as a QP enters
+		 * ERROR.  Its WQEs stay unflushed: the CQ holds no more.
+		 */
+		wq->ibwq.state = IB_WQS_ERR;
+		return ret;
+	}
 	if (status && status != IB_WC_LOC_LEN_ERR) {
 		int r2;
 
@@ -342,7 +369,8 @@ static int sroce_wq_take(struct sroce_wq *wq, struct sroce_qp *qp,
  * Bottom halves off.
  *
  * Return: true when the frame completed a WQE, false when it was dropped
- * (the WQ not ready, or no WQE posted).
+ * (the WQ not ready, no WQE posted, or its completion lost to a CQ
+ * overflow).
  */
 bool sroce_wq_rcv(struct sroce_wq *wq, struct sroce_qp *qp, const u8 *hdr,
 		  u32 hlen, const struct sk_buff *skb, u32 skb_off)
@@ -360,6 +388,10 @@ bool sroce_wq_rcv(struct sroce_wq *wq, struct sroce_qp *qp, const u8 *hdr,
 	if (ret == -ENOENT)
 		return false;
 	sroce_wq_signal(wq, ret);
+	if (ret < 0) {
+		sroce_wq_fatal(wq);
+		return false;	/* its completion is lost: a drop */
+	}
 	return true;
 }
 

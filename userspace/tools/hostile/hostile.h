@@ -120,6 +120,7 @@ bool f7_memcg(device &a, device &b);
 bool f8_cq_overflow(device &a, device &b);
 /* review2.cpp: the second review round (issue #34) */
 bool r2_privileged_qkey(device &a, device &b);
+bool r2_responder_yields(device &a, device &b);
 
 } /* namespace hostile */
 

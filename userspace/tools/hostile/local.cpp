@@ -74,22 +74,6 @@ double ms_since(clock_type::time_point t0)
 		.count();
 }
 
-/* The next asynchronous event of ctx within ms (scaled), or -1. */
-int next_async_event(ibv_context *ctx, int ms)
-{
-	pollfd p{ctx->async_fd, POLLIN, 0};
-
-	if (poll(&p, 1, ms * scale) != 1)
-		return -1;
-	ibv_async_event ev{};
-	if (ibv_get_async_event(ctx, &ev) != 0)
-		return -1;
-	const int type = ev.event_type;
-	ibv_ack_async_event(&ev);
-	ktap::note("async event: %s", ibv_event_type_str(ev.event_type));
-	return type;
-}
-
 } /* namespace */
 
 /* ---- f2 ------------------------------------------------------------------ */

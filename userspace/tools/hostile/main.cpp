@@ -44,6 +44,7 @@ constexpr check checks[] = {
 	{"f9-cnp", f9_cnp},
 	{"f9-reserved-aeth", f9_reserved_aeth},
 	{"r2-privileged-qkey", r2_privileged_qkey},
+	{"r2-responder-yields", r2_responder_yields},
 	{"aw-length", aw_length},
 	{"aw-replay", aw_replay},
 };

@@ -13,7 +13,16 @@
  * privileged QKEYs"), before sroce sees the attribute: the check shows
  * that, and that the unprivileged Q_Key next to it is taken.
  * tests/hostile.sh runs it as root and without CAP_NET_RAW.
+ *
+ * r2-responder-yields (finding 4): a READ of 8 MiB at path MTU 1024,
+ * forged from A's address at B's next PSN.  B's output sends 32
+ * responses from softirq and the other 8160 from the QP's work item,
+ * which must queue itself again every 128 packets (resp_yields) rather
+ * than hold its CPU's workqueue, and every other work item there, for
+ * the whole READ (before the fix it looped until the READ was sent).
  */
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -79,6 +88,48 @@ bool r2_privileged_qkey(device &a, device & /* b */)
 		CHECK(ret == 0);
 	else
 		CHECK(ret == EPERM);
+	return true;
+}
+
+bool r2_responder_yields(device &a, device &b)
+{
+	constexpr std::uint32_t len = 8U << 20;
+	constexpr std::uint32_t mtu = 1024;
+	qp_opts o;
+	endpoint x, y;
+	forger f;
+
+	o.mtu = IBV_MTU_1024;
+	o.buf_size = len;
+	o.mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+	o.qp_access = IBV_ACCESS_REMOTE_READ;
+	REQUIRE(make_qp_pair(x, y, a, b, o));
+	REQUIRE(f.open(a, b));
+	/* A asked for nothing: its QP drops B's responses. */
+	REQUIRE(silence(x));
+	const long long yields = fresh_counter(b, "resp_yields");
+	const long long tx_before = fresh_counter(b, "tx_packets");
+	REQUIRE(yields >= 0 && tx_before >= 0);
+	sroce_hdrs h = rc_hdrs(SROCE_OP_RC_READ_REQUEST, y.qp->qp_num, x.psn);
+	h.reth.va = y.addr();
+	h.reth.rkey = y.mr->rkey;
+	h.reth.len = len;
+	REQUIRE(f.send(f.frame(h, nullptr, 0)));
+
+	/* Every response sent: up to 120 s (scaled) under TCG. */
+	long long sent = 0;
+	for (int t = 0; t < 1200 * scale && sent < len / mtu; ++t) {
+		usleep(100000);
+		sent = fresh_counter(b, "tx_packets") - tx_before;
+	}
+	const long long runs = fresh_counter(b, "resp_yields") - yields;
+	ktap::note("B sent %lld packets for a READ of %u; its work item "
+		   "queued itself again %lld times",
+		   sent, len / mtu, runs);
+	CHECK(sent >= len / mtu);
+	/* (8192 - 32) / 128 = 63 budgets used up, the last one ending it. */
+	CHECK(runs >= 60);
+	CHECK(new_rc_pair_works(a, b));
 	return true;
 }
 

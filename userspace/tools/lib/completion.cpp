@@ -3,6 +3,7 @@
 #include "completion.h"
 
 #include <arpa/inet.h>
+#include <poll.h>
 #include <cinttypes>
 #include <unistd.h>
 
@@ -88,6 +89,21 @@ bool no_wc(const char *what, ibv_cq *cq, int ms)
 	}
 	ktap::note("ok: %s: no completion within %d ms", what, ms * scale);
 	return true;
+}
+
+int next_async_event(ibv_context *ctx, int ms)
+{
+	pollfd p{ctx->async_fd, POLLIN, 0};
+
+	if (poll(&p, 1, ms * scale) != 1)
+		return -1;
+	ibv_async_event ev{};
+	if (ibv_get_async_event(ctx, &ev) != 0)
+		return -1;
+	const int type = ev.event_type;
+	ibv_ack_async_event(&ev);
+	ktap::note("async event: %s", ibv_event_type_str(ev.event_type));
+	return type;
 }
 
 } /* namespace verbs_util */

@@ -42,6 +42,9 @@ std::optional<ibv_wc> expect_wc(const char *what, ibv_cq *cq,
 /* Nothing completes on cq within ms (scaled); a completion fails. */
 bool no_wc(const char *what, ibv_cq *cq, int ms);
 
+/* The next asynchronous event of ctx within ms (scaled), noted; or -1. */
+int next_async_event(ibv_context *ctx, int ms);
+
 } /* namespace verbs_util */
 
 #endif /* SROCE_TOOLS_COMPLETION_H */

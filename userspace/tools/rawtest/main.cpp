@@ -19,6 +19,7 @@
  *   unprivileged  without CAP_NET_RAW no raw QP (skipped as root)
  *   rss           frames of DEV_A spread over receive WQs by an RSS QP's
  *                 Toeplitz hash, WQ states (rss.cpp)
+ *   wq-overflow   a WQ's CQ overflow: WQ_FATAL, no WQE consumed after
  *   rss-bad       receive WQs, tables and RSS QPs refused, EBUSY
  *
  * Waits are multiplied by SROCE_TIMEOUT_SCALE (tests/lib.sh).
@@ -45,6 +46,7 @@ constexpr check checks[] = {
 	{"flow-bad", check_flow_bad},
 	{"unprivileged", check_unprivileged},
 	{"rss", check_rss},
+	{"wq-overflow", check_wq_overflow},
 	{"rss-bad", check_rss_bad},
 };
 

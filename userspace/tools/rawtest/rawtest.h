@@ -18,6 +18,7 @@ bool check_flow_bad(device &da, device &db);
 bool check_unprivileged(device &da, device &db);
 /* rss.cpp */
 bool check_rss(device &da, device &db);
+bool check_wq_overflow(device &da, device &db);
 bool check_rss_bad(device &da, device &db);
 
 } /* namespace rawtest */

@@ -11,6 +11,12 @@
  *             raw_rx_drops); entering ERR flushes its WQEs, and a WQE
  *             posted in ERR is flushed too; back to RESET and RDY it
  *             receives again
+ *   wq-overflow  a WQ whose CQ of 4 entries overflows (12 frames, none
+ *             polled): IBV_EVENT_CQ_ERR and IBV_EVENT_WQ_FATAL, the WQ
+ *             consumes no WQE after the lost completion, so every frame
+ *             counted in raw_rx has its completion on the CQ and the rest
+ *             are raw_rx_drops (before, the WQ stayed RDY and took the
+ *             WQEs without completions, counting the frames as received)
  *   rss-bad   clean errors: a WQ of 0 or 2^20 WQEs, a transition
  *             RESET->ERR or a wrong current state (EINVAL); a table of
  *             2^9 WQs (EINVAL); another hash function or an unknown hash
@@ -224,7 +230,7 @@ constexpr std::uint64_t ip_udp_fields =
 	IBV_RX_HASH_DST_PORT_UDP;
 
 /* Four WQs in RDY, 8 receives each, the table, the RSS QP. */
-bool make_rss(device &d, rss_set &s)
+bool make_rss(device &d, rss_set &s, int cqe = 64)
 {
 	s.pd.reset(ibv_alloc_pd(d.ctx.get()));
 	REQUIRE(s.pd != nullptr);
@@ -234,7 +240,7 @@ bool make_rss(device &d, rss_set &s)
 	ibv_wq *tbl[nwq];
 	for (int k = 0; k < nwq; k++) {
 		s.wqs[k].cq.reset(
-			ibv_create_cq(d.ctx.get(), 64, nullptr, nullptr, 0));
+			ibv_create_cq(d.ctx.get(), cqe, nullptr, nullptr, 0));
 		REQUIRE(s.wqs[k].cq != nullptr);
 		s.wqs[k].wq = create_wq(d, s.pd.get(), s.wqs[k].cq.get(), 16);
 		REQUIRE(s.wqs[k].wq != nullptr);
@@ -359,6 +365,51 @@ bool check_rss(device &da, device & /*db*/)
 			IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV)
 		      .has_value());
 	CHECK(no_rss_wc("a frame for a WQ in ERR", s, 200));
+	return true;
+}
+
+bool check_wq_overflow(device &da, device & /*db*/)
+{
+	constexpr int cqe = 4;
+	constexpr int frames = 12;
+	raw_ep client;
+	rss_set s;
+	flow_ref fl;
+	REQUIRE(make_raw(da, client));
+	REQUIRE(make_rss(da, s, cqe));
+	flow_builder b;
+	b.eth(dst_mac, 0x0800);
+	REQUIRE(create_flow(s.qp.get(), b, fl));
+	/* Case 0 hashes to WQ 0: 16 WQEs there, more than the frames. */
+	for (std::size_t n = rss_slots; n < 2 * rss_slots; n++)
+		REQUIRE(post_wq(s, 0));
+	const std::vector<unsigned char> f0 = udp_frame(ms_cases[0], 120, 0x3c);
+	const long long rx = fresh_counter(da, "raw_rx");
+	const long long drops = fresh_counter(da, "raw_rx_drops");
+	REQUIRE(rx >= 0 && drops >= 0);
+	for (int i = 0; i < frames; i++)
+		REQUIRE(send_frame(client, f0, 600 + i));
+
+	bool cq_err = false;
+	bool wq_fatal = false;
+	for (int ev; (ev = next_async_event(da.ctx.get(), 2000)) >= 0;) {
+		cq_err |= ev == IBV_EVENT_CQ_ERR;
+		wq_fatal |= ev == IBV_EVENT_WQ_FATAL;
+	}
+	CHECK(cq_err);
+	CHECK(wq_fatal);
+	int ok = 0;
+	for (ibv_wc wc{}; ibv_poll_cq(s.wqs[0].cq.get(), 1, &wc) == 1;)
+		ok += wc.status == IBV_WC_SUCCESS ? 1 : 0;
+	const long long got = fresh_counter(da, "raw_rx") - rx;
+	const long long dropped = fresh_counter(da, "raw_rx_drops") - drops;
+	ktap::note("%d frames to a WQ whose CQ holds %d: %d completions, "
+		   "raw_rx %lld, raw_rx_drops %lld",
+		   frames, cqe, ok, got, dropped);
+	CHECK(ok == cqe);
+	EXPECT(got == ok, "%lld frames counted as received, %d completed", got,
+	       ok);
+	CHECK(dropped == frames - ok);
 	return true;
 }
 

@@ -67,6 +67,22 @@ test_implicit() {
 	odptest implicit
 }
 
+test_reset() {
+	odptest reset
+}
+
+test_dead_recv() {
+	odptest dead-recv
+}
+
+test_huge() {
+	odptest huge
+}
+
+test_implicit_leak() {
+	odptest implicit-leak
+}
+
 cases() {
 	run_setup "module, link and provider set up" test_setup
 	run_test "query_device advertises ODP for RC (the atomic write too), XRC and UD sends" test_caps
@@ -75,5 +91,9 @@ cases() {
 	run_test "an unmapped range ends in error completions, no hang" test_munmap
 	run_test "ibv_advise_mr prefetch" test_prefetch
 	run_test "implicit ODP region: the whole address space" test_implicit
+	run_test "R2-8: a failed fault does not outlive RESET" test_reset
+	run_test "R2-r6: a receive into a deregistered ODP region never lands" test_dead_recv
+	run_test "R2-2: a 1 TiB ODP registration fails cleanly (EINVAL)" test_huge
+	run_test "R2-3: failed implicit faults leave no child umem behind" test_implicit_leak
 }
 ktap_run cases

@@ -35,10 +35,14 @@ enum sroce_odp_engine {
 #define SROCE_ODP_CHILD_SHIFT	21
 #define SROCE_ODP_CHILD_SIZE	BIT_ULL(SROCE_ODP_CHILD_SHIFT)
 
+/* Bytes an invalidation unmaps per hold of odp_lock (interrupts off). */
+#define SROCE_ODP_UNMAP_CHUNK	(2UL << 20)
+
 /**
  * struct sroce_odp_imp - the children of an implicit region
  * @children: child umems by user address >> SROCE_ODP_CHILD_SHIFT
- * @lock: serializes creating them
+ * @lock: serializes the region's faults, which create children and drop
+ *	the one a failed fault just made
  * @mm: the process's mm, grabbed while the region lives (the root umem
  *	names it without a notifier that would hold it)
  */
@@ -68,6 +72,7 @@ void sroce_odp_fault_async(struct sroce_qp *qp, enum sroce_odp_engine eng,
 u32 sroce_odp_fault_sges(struct sroce_qp *qp, enum sroce_odp_engine eng,
 			 const struct sroce_sge_ref *sge, u32 num_sge);
 bool sroce_odp_failed(struct sroce_qp *qp, enum sroce_odp_engine eng);
+void sroce_odp_reset(struct sroce_qp *qp);
 int sroce_odp_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
 			u32 flags, struct ib_sge *sg_list, u32 num_sge,
 			struct uverbs_attr_bundle *attrs);

@@ -370,6 +370,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	sroce_comp_reset(qp);
 	sroce_timers_reset(qp);
 	sroce_resp_reset(qp);
+	sroce_odp_reset(qp);
 	/* The rings: user space resets its own copies too (the uapi). */
 	WRITE_ONCE(*qp->sq.producer, 0);
 	WRITE_ONCE(*qp->sq.consumer, 0);

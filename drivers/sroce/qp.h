@@ -54,6 +54,7 @@ enum sroce_qp_flag {
 	SROCE_QPF_RESP_AGAIN,
 	SROCE_QPF_ODP_REQ_ERR,	/* a page fault of the requester failed */
 	SROCE_QPF_ODP_RESP_ERR,	/* one of the responder failed */
+	SROCE_QPF_ODP_RESP_OUT_ERR, /* one of the responder's output failed */
 	SROCE_QPF_ODP_COMP_ERR,	/* one of the completer failed (odp.c) */
 };
 

@@ -380,45 +380,49 @@ static int sroce_odp_fault(struct sroce_mr *mr, u64 va, u64 len, bool fault)
 	return sroce_odp_fault_implicit(mr, uva, len, fault);
 }
 
-/**
- * struct sroce_odp_work - a deferred page fault
- * @work: on sroce_wq
- * @qp: the QP whose engine waits, with a reference
- * @eng: that engine
- * @mr: the region, with a reference
- * @va: first address to fault in
- * @len: bytes
- */
-struct sroce_odp_work {
-	struct work_struct work;
-	struct sroce_qp *qp;
-	enum sroce_odp_engine eng;
-	struct sroce_mr *mr;
-	u64 va;
-	u64 len;
-};
-
 static void sroce_odp_fault_work(struct work_struct *work)
 {
-	struct sroce_odp_work *w = container_of(work, struct sroce_odp_work,
-						work);
-	struct sroce_qp *qp = w->qp;
+	struct sroce_odp_fault *f = container_of(work, struct sroce_odp_fault,
+						 work);
+	struct sroce_qp *qp = f->qp;
+	struct sroce_mr *mr = f->mr;
+	unsigned long flags;
 	int ret;
 
-	ret = sroce_odp_fault(w->mr, w->va, w->len, true);
+	ret = sroce_odp_fault(mr, f->va, f->len, true);
 	if (ret) {
 		ibdev_dbg(qp->ibqp.device,
 			  "QP %u: ODP fault %#llx+%#llx of %#x: %d\n",
-			  qp->ibqp.qp_num, w->va, w->len, w->mr->key, ret);
-		set_bit(sroce_odp_err_bit[w->eng], &qp->flags);
+			  qp->ibqp.qp_num, f->va, f->len, mr->key, ret);
+		spin_lock_irqsave(&qp->lock, flags);
+		if (f->resets == qp->odp_resets)
+			set_bit(sroce_odp_err_bit[f->eng], &qp->flags);
+		spin_unlock_irqrestore(&qp->lock, flags);
 	}
-	if (w->eng == SROCE_ODP_REQ)
+	f->mr = NULL;
+	/* The engine may ask again from here on; it runs after the kick. */
+	clear_bit_unlock(0, &f->busy);
+	if (f->eng == SROCE_ODP_REQ)
 		sroce_req_kick(qp);
-	else if (w->eng == SROCE_ODP_RESP_OUT)
+	else if (f->eng == SROCE_ODP_RESP_OUT)
 		sroce_resp_kick(qp);
-	sroce_mr_put(w->mr);
+	sroce_mr_put(mr);
 	sroce_qp_put(qp);
-	kfree(w);
+}
+
+/**
+ * sroce_odp_qp_init() - a new QP's engines have no fault pending
+ * @qp: the QP, being created
+ */
+void sroce_odp_qp_init(struct sroce_qp *qp)
+{
+	unsigned int i;
+
+	for (i = 0; i < SROCE_ODP_ENGINES; i++) {
+		INIT_WORK(&qp->odp_fault[i].work, sroce_odp_fault_work);
+		qp->odp_fault[i].qp = qp;
+		qp->odp_fault[i].eng = i;
+	}
 }
 
 /**
@@ -429,35 +433,35 @@ static void sroce_odp_fault_work(struct work_struct *work)
  * @va: first address
  * @len: bytes, within the region
  *
- * Any context.  A region that is not on-demand paging, or no memory for
- * the work, sets the engine's error flag at once.
+ * Any context.  One fault per engine at a time (its struct
+ * sroce_odp_fault): with one pending, nothing more is queued, and the
+ * engine finds what is still missing when it runs again after it.  So a
+ * QP has at most SROCE_ODP_ENGINES work items on sroce_odp_wq, however
+ * many WQEs, SGEs or replayed packets fault.  A region that is not
+ * on-demand paging sets the engine's error flag at once.
  */
 void sroce_odp_fault_async(struct sroce_qp *qp, enum sroce_odp_engine eng,
 			   struct sroce_mr *mr, u64 va, u64 len)
 {
-	struct sroce_odp_work *w;
+	struct sroce_odp_fault *f = &qp->odp_fault[eng];
 
-	if (!mr || !mr->odp)
-		goto err;
-	w = kzalloc(sizeof(*w), GFP_ATOMIC);
-	if (!w)
-		goto err;
-	/* A QP being destroyed: nothing waits for the pages any more. */
-	if (!refcount_inc_not_zero(&qp->slot->ref)) {
-		kfree(w);
+	if (!mr || !mr->odp) {
+		set_bit(sroce_odp_err_bit[eng], &qp->flags);
 		return;
 	}
-	INIT_WORK(&w->work, sroce_odp_fault_work);
+	if (test_and_set_bit_lock(0, &f->busy))
+		return;
+	/* A QP being destroyed: nothing waits for the pages any more. */
+	if (!refcount_inc_not_zero(&qp->slot->ref)) {
+		clear_bit_unlock(0, &f->busy);
+		return;
+	}
 	kref_get(&mr->ref);
-	w->qp = qp;
-	w->eng = eng;
-	w->mr = mr;
-	w->va = va;
-	w->len = len;
-	queue_work(sroce_wq, &w->work);
-	return;
-err:
-	set_bit(sroce_odp_err_bit[eng], &qp->flags);
+	f->mr = mr;
+	f->va = va;
+	f->len = len;
+	f->resets = READ_ONCE(qp->odp_resets);
+	queue_work(sroce_odp_wq, &f->work);
 }
 
 /**
@@ -468,7 +472,7 @@ err:
  * @sge: the SGEs
  * @num_sge: their number
  *
- * Return: the faults queued (0: every page is there by now).
+ * Return: the SGEs with pages missing (0: every page is there by now).
  */
 u32 sroce_odp_fault_sges(struct sroce_qp *qp, enum sroce_odp_engine eng,
 			 const struct sroce_sge_ref *sge, u32 num_sge)
@@ -514,6 +518,8 @@ void sroce_odp_reset(struct sroce_qp *qp)
 	unsigned int i;
 
 	lockdep_assert_held(&qp->lock);
+	/* A fault still running finds the count moved and reports nothing. */
+	qp->odp_resets++;
 	for (i = 0; i < ARRAY_SIZE(sroce_odp_err_bit); i++)
 		clear_bit(sroce_odp_err_bit[i], &qp->flags);
 }

@@ -45,6 +45,14 @@
  *              half of the address space: each fails, and the kernel's
  *              kmalloc-4k objects (a child umem's two page arrays) do not
  *              grow by them
+ *   fuse-block CTL  12 RC pairs SEND 32 SGEs each from an ODP region
+ *              over a FUSE file whose server holds back every READ
+ *              (stuck_file.h); with those faults blocked it creates
+ *              CTL/blocked and waits for CTL/release (tests/odp.sh frees
+ *              a region of another device and deletes it meanwhile), then
+ *              the server answers and every SEND must complete (not in
+ *              "all": root, and the test's part)
+ *   mr-cycle   a region registered and deregistered (not in "all")
  *   all        every check above
  *
  * Waits are multiplied by SROCE_TIMEOUT_SCALE (tests/lib.sh).
@@ -53,13 +61,16 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check_main.h"
 #include "completion.h"
 #include "ktap.h"
 #include "qp_pair.h"
+#include "stuck_file.h"
 
 namespace {
 
@@ -563,12 +574,125 @@ bool check_implicit_leak(device &d, const char * /*arg*/)
 	return true;
 }
 
+/* Does path exist by now?  Waits up to ms for it (no allocation). */
+bool appears(const std::string &path, int ms)
+{
+	struct stat st {};
+
+	for (int t = 0; t < ms; t += 50) {
+		if (stat(path.c_str(), &st) == 0)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+/*
+ * While the faults block, nothing here may map or unmap memory: each
+ * blocked fault holds the mm's lock for reading (hmm_range_fault()), and
+ * mmap() would wait for them.  So the other device is the business of
+ * another process (tests/odp.sh), told by the files "blocked" and
+ * "release" in the directory arg.
+ */
+bool check_fuse_block(device &d, const char *arg)
+{
+	constexpr int pairs = 12;
+	constexpr int sges = 32;
+	constexpr std::size_t pg = 4096;
+	constexpr std::size_t flen = std::size_t{pairs} * sges * 2 * pg;
+	const int scale = timeout_scale();
+	stuck_file f;
+	endpoint a[pairs];
+	endpoint b[pairs];
+	mr_ptr mr[pairs];
+	qp_opts o;
+
+	REQUIRE(arg != nullptr);
+	const std::string ctl = arg;
+
+	if (d.gid_index < 0)
+		REQUIRE(use_gid(d));
+	REQUIRE(f.start(flen));
+	const int fd = open(f.path().c_str(), O_RDONLY | O_CLOEXEC);
+
+	REQUIRE(fd >= 0);
+	void *mp = mmap(nullptr, flen, PROT_READ, MAP_SHARED, fd, 0);
+
+	close(fd);
+	REQUIRE(mp != MAP_FAILED);
+	const auto base = reinterpret_cast<std::uintptr_t>(mp);
+
+	o.send_sge = sges;
+	for (int i = 0; i < pairs; i++) {
+		REQUIRE(make_qp_pair(a[i], b[i], d, d, o));
+		mr[i].reset(
+			ibv_reg_mr(b[i].pd, mp, flen, IBV_ACCESS_ON_DEMAND));
+		REQUIRE(mr[i] != nullptr);
+		REQUIRE(post_recv(a[i], i, 0, sges * 16) == 0);
+	}
+	ktap::note("%d pairs, each a SEND of %d SGEs on their own file pages",
+		   pairs, sges);
+	/* Each pair sends 32 SGEs of 16 bytes, each on its own file page. */
+	for (int i = 0; i < pairs; i++) {
+		ibv_sge sge[sges];
+
+		for (int j = 0; j < sges; j++)
+			sge[j] = {base + ((i * sges + j) * 2 * pg), 16,
+				  mr[i]->lkey};
+		REQUIRE(post_sges(b[i], i, sge, sges) == 0);
+	}
+	usleep(static_cast<useconds_t>(2000000 * scale));
+	const std::size_t held = f.held();
+	const int bfd = open((ctl + "/blocked").c_str(),
+			     O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	if (bfd >= 0)
+		close(bfd);
+	const bool told = appears(ctl + "/release", 60000 * scale);
+
+	f.release();
+	ktap::note("%zu READs of the file were held back", held);
+	CHECK(held > 0);
+	CHECK(bfd >= 0);
+	EXPECT(told, "no release from the test within %d s", 60 * scale);
+	/* The file answers: every fault ends, every SEND completes. */
+	for (int i = 0; i < pairs; i++)
+		CHECK(expect_wc("SEND from the stuck file", b[i].scq, i,
+				IBV_WC_SUCCESS, IBV_WC_SEND, false));
+	for (auto &m : mr)
+		m.reset();
+	munmap(mp, flen);
+	return true;
+}
+
+/* A region registered and deregistered on d (tests/odp.sh's R2-1). */
+bool check_mr_cycle(device &d, const char * /*arg*/)
+{
+	pd_ptr pd(ibv_alloc_pd(d.ctx.get()));
+	std::vector<unsigned char> buf(4096);
+
+	REQUIRE(pd != nullptr);
+	ibv_mr *m = ibv_reg_mr(pd.get(), buf.data(), buf.size(),
+			       IBV_ACCESS_LOCAL_WRITE);
+
+	REQUIRE(m != nullptr);
+	CHECK(ibv_dereg_mr(m) == 0);
+	return true;
+}
+
 constexpr device_check checks[] = {
-	{"caps", check_caps},	      {"untouched", check_untouched},
-	{"dontneed", check_dontneed}, {"munmap", check_munmap},
-	{"prefetch", check_prefetch}, {"implicit", check_implicit},
-	{"reset", check_reset},	      {"dead-recv", check_dead_recv},
-	{"huge", check_huge},	      {"implicit-leak", check_implicit_leak},
+	{"caps", check_caps},
+	{"untouched", check_untouched},
+	{"dontneed", check_dontneed},
+	{"munmap", check_munmap},
+	{"prefetch", check_prefetch},
+	{"implicit", check_implicit},
+	{"reset", check_reset},
+	{"dead-recv", check_dead_recv},
+	{"huge", check_huge},
+	{"implicit-leak", check_implicit_leak},
+	{"fuse-block", check_fuse_block, false},
+	{"mr-cycle", check_mr_cycle, false},
 };
 
 } /* namespace */

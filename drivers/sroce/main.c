@@ -123,6 +123,12 @@ static struct notifier_block sroce_netdev_notifier = {
 
 /* Frees memory regions after their last reference (mr.c). */
 struct workqueue_struct *sroce_wq;
+/*
+ * On-demand paging faults (odp.c), apart: a fault may block for as long
+ * as the process's memory does (a file whose server does not answer),
+ * and must never hold up the frees.
+ */
+struct workqueue_struct *sroce_odp_wq;
 
 static int __init sroce_mod_init(void)
 {
@@ -131,6 +137,11 @@ static int __init sroce_mod_init(void)
 	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND, 0);
 	if (!sroce_wq)
 		return -ENOMEM;
+	sroce_odp_wq = alloc_workqueue("sroce_odp", WQ_UNBOUND, 0);
+	if (!sroce_odp_wq) {
+		ret = -ENOMEM;
+		goto err_destroy_wq;
+	}
 
 	ret = sroce_net_init();
 	if (ret) {
@@ -165,6 +176,8 @@ err_net_exit:
 err_pools:
 	sroce_net_exit();
 err_destroy_wq:
+	if (sroce_odp_wq)
+		destroy_workqueue(sroce_odp_wq);
 	destroy_workqueue(sroce_wq);
 	return ret;
 }
@@ -189,6 +202,8 @@ static void __exit sroce_mod_exit(void)
 	sroce_socket_exit();
 	/* Packets still in flight return their pages to the core's pools. */
 	sroce_net_exit();
+	/* Every QP is gone, with its faults (each held the QP). */
+	destroy_workqueue(sroce_odp_wq);
 	/* Every device waited for its regions' frees; the last ones return. */
 	destroy_workqueue(sroce_wq);
 

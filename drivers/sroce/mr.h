@@ -56,7 +56,10 @@ struct sk_buff;
  * @key: the key lookups accept (@ibmr.lkey and .rkey, which the core lets
  *	a kernel user change for a fast registration before REG_MR)
  * @num_mw: memory windows bound to the region (under the device's key_lock)
- * @dead: deregistration has begun: no window may bind (key_lock)
+ * @dead: deregistration has begun: no window may bind (key_lock), and
+ *	no copy through an SGE of a WQE that still holds the region runs
+ *	(wqe.c, under @inval_lock: an on-demand paging region would reach
+ *	whatever the process maps there later)
  * @fr: a fast-registration region (alloc_mr IB_MR_TYPE_MEM_REG): usable
  *	only between a REG_MR work request and its invalidation
  * @fr_valid: registered by REG_MR and not invalidated (key_lock)

@@ -38,8 +38,11 @@
  * the process) hold an implicit root umem and one child umem per
  * SROCE_ODP_CHILD_SIZE chunk, each with its own MMU interval notifier,
  * created by the fault that first needs a page of it (process context)
- * and kept until the region goes.  A copy finds the child in an xarray
- * (RCU); a chunk without one has no page mapped.
+ * and kept until the region goes; dropped again when that fault fails, so
+ * that a peer naming addresses the process never mapped (or beyond its
+ * address space, refused before any child) grows no kernel memory.  A
+ * copy finds the child in an xarray (under odp_lock); a chunk without one
+ * has no page mapped.
  */
 #include <linux/mmu_notifier.h>
 #include <linux/sched/mm.h>
@@ -56,9 +59,20 @@
 static const unsigned int sroce_odp_err_bit[] = {
 	[SROCE_ODP_REQ] = SROCE_QPF_ODP_REQ_ERR,
 	[SROCE_ODP_RESP] = SROCE_QPF_ODP_RESP_ERR,
-	[SROCE_ODP_RESP_OUT] = SROCE_QPF_ODP_RESP_ERR,
+	[SROCE_ODP_RESP_OUT] = SROCE_QPF_ODP_RESP_OUT_ERR,
 	[SROCE_ODP_COMP] = SROCE_QPF_ODP_COMP_ERR,
 };
+
+/* Unmap [@start, @end) of @odp, a umem of @mr, with no copy under way. */
+static void sroce_odp_unmap_locked(struct sroce_mr *mr,
+				   struct ib_umem_odp *odp, u64 start, u64 end)
+{
+	unsigned long flags;
+
+	write_lock_irqsave(&mr->odp_lock, flags);
+	ib_umem_odp_unmap_dma_pages(odp, start, end);
+	write_unlock_irqrestore(&mr->odp_lock, flags);
+}
 
 /*
  * The MMU interval notifier: the process unmaps, moves or protects pages
@@ -72,7 +86,7 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 	struct ib_umem_odp *odp = container_of(mni, struct ib_umem_odp,
 					       notifier);
 	struct sroce_mr *mr;
-	unsigned long start, end, flags;
+	unsigned long start, end, n;
 
 	if (!mmu_notifier_range_blockable(range))
 		return false;
@@ -82,12 +96,18 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 	end = min(range->end, ib_umem_end(odp));
 	/* NULL while sroce_odp_init() has not finished: nothing copies. */
 	mr = odp->private;
-	if (mr) {
-		write_lock_irqsave(&mr->odp_lock, flags);
-		ib_umem_odp_unmap_dma_pages(odp, start, end);
-		write_unlock_irqrestore(&mr->odp_lock, flags);
-	} else {
-		ib_umem_odp_unmap_dma_pages(odp, start, end);
+	/*
+	 * SROCE_ODP_UNMAP_CHUNK at a time with interrupts off: a copy may
+	 * still use a page of a later chunk, which is fine until we return.
+	 * No fault maps one again meanwhile: it needs umem_mutex.
+	 */
+	for (; start < end; start += n) {
+		n = min(end - start, SROCE_ODP_UNMAP_CHUNK);
+		if (mr)
+			sroce_odp_unmap_locked(mr, odp, start, start + n);
+		else
+			ib_umem_odp_unmap_dma_pages(odp, start, start + n);
+		cond_resched();
 	}
 	mutex_unlock(&odp->umem_mutex);
 	return true;
@@ -170,7 +190,7 @@ err_free:
  * sroce_odp_reg_user() - sroce_mr_reg_user() for IB_ACCESS_ON_DEMAND
  * @ibpd: the PD
  * @start: user address of the first byte
- * @length: bytes, 1..SROCE_MAX_MR_SIZE
+ * @length: bytes, 1..SROCE_MAX_ODP_MR_SIZE
  * @iova: the address the keys' users name @start by
  * @access: IB_ACCESS_* flags (checked by the caller), with
  *	IB_ACCESS_ON_DEMAND
@@ -192,7 +212,7 @@ struct ib_mr *sroce_odp_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!start && length == U64_MAX)
 		return sroce_odp_reg_implicit(ibpd, iova, access);
-	if (!length || length > SROCE_MAX_MR_SIZE ||
+	if (!length || length > SROCE_MAX_ODP_MR_SIZE ||
 	    check_add_overflow(iova, length, &end) ||
 	    check_add_overflow(start, length, &end))
 		return ERR_PTR(-EINVAL);
@@ -237,39 +257,6 @@ void sroce_odp_release(struct sroce_mr *mr)
 	mr->odp = NULL;
 }
 
-/*
- * The child of implicit region @mr for the chunk of @uva, created if it
- * has none yet.  Process context.
- */
-static struct ib_umem_odp *sroce_odp_child(struct sroce_mr *mr, u64 uva)
-{
-	struct sroce_odp_imp *imp = mr->odp_imp;
-	unsigned long idx = uva >> SROCE_ODP_CHILD_SHIFT;
-	struct ib_umem_odp *child;
-	int ret;
-
-	mutex_lock(&imp->lock);
-	child = xa_load(&imp->children, idx);
-	if (child)
-		goto out_unlock;
-	child = ib_umem_odp_alloc_child(mr->odp, idx << SROCE_ODP_CHILD_SHIFT,
-					SROCE_ODP_CHILD_SIZE,
-					&sroce_odp_mni_ops);
-	if (IS_ERR(child))
-		goto out_unlock;
-	mutex_lock(&child->umem_mutex);
-	child->private = mr;
-	mutex_unlock(&child->umem_mutex);
-	ret = xa_err(xa_store(&imp->children, idx, child, GFP_KERNEL));
-	if (ret) {
-		ib_umem_odp_release(child);
-		child = ERR_PTR(ret);
-	}
-out_unlock:
-	mutex_unlock(&imp->lock);
-	return child;
-}
-
 /* sroce_odp_fault() within one umem. */
 static int sroce_odp_fault_umem(struct ib_umem_odp *odp, u64 uva, u64 len,
 				bool fault)
@@ -287,6 +274,96 @@ static int sroce_odp_fault_umem(struct ib_umem_odp *odp, u64 uva, u64 len,
 }
 
 /*
+ * The child of implicit region @mr for the chunk of @uva, created (*@made
+ * set) if it has none yet.  Process context, imp->lock held.
+ */
+static struct ib_umem_odp *sroce_odp_child(struct sroce_mr *mr, u64 uva,
+					   bool *made)
+{
+	struct sroce_odp_imp *imp = mr->odp_imp;
+	unsigned long idx = uva >> SROCE_ODP_CHILD_SHIFT;
+	struct ib_umem_odp *child;
+	int ret;
+
+	lockdep_assert_held(&imp->lock);
+	*made = false;
+	child = xa_load(&imp->children, idx);
+	if (child)
+		return child;
+	child = ib_umem_odp_alloc_child(mr->odp, idx << SROCE_ODP_CHILD_SHIFT,
+					SROCE_ODP_CHILD_SIZE,
+					&sroce_odp_mni_ops);
+	if (IS_ERR(child))
+		return child;
+	mutex_lock(&child->umem_mutex);
+	child->private = mr;
+	mutex_unlock(&child->umem_mutex);
+	ret = xa_err(xa_store(&imp->children, idx, child, GFP_KERNEL));
+	if (ret) {
+		ib_umem_odp_release(child);
+		return ERR_PTR(ret);
+	}
+	*made = true;
+	return child;
+}
+
+/*
+ * Take back the child sroce_odp_child() just made for @uva, whose fault
+ * failed: what a peer reaches by key must not grow kernel memory.  Copies
+ * look children up under odp_lock: once it was held for writing after the
+ * erase, none uses this one.  imp->lock held.
+ */
+static void sroce_odp_child_drop(struct sroce_mr *mr, u64 uva,
+				 struct ib_umem_odp *child)
+{
+	unsigned long flags;
+
+	xa_erase(&mr->odp_imp->children, uva >> SROCE_ODP_CHILD_SHIFT);
+	write_lock_irqsave(&mr->odp_lock, flags);
+	write_unlock_irqrestore(&mr->odp_lock, flags);
+	ib_umem_odp_release(child);
+}
+
+/*
+ * sroce_odp_fault() of an implicit region, chunk by chunk.  Faults of the
+ * region are serialized (imp->lock): a child is never dropped while
+ * another fault uses it.  Addresses beyond the process's address space
+ * fail at once, with no child.
+ */
+static int sroce_odp_fault_implicit(struct sroce_mr *mr, u64 uva, u64 len,
+				    bool fault)
+{
+	struct sroce_odp_imp *imp = mr->odp_imp;
+	struct ib_umem_odp *child;
+	bool made;
+	u64 n, end;
+	int ret = 0;
+
+	if (check_add_overflow(uva, len, &end) || end > imp->mm->task_size)
+		return -EFAULT;
+	mutex_lock(&imp->lock);
+	while (len) {
+		n = SROCE_ODP_CHILD_SIZE - (uva & (SROCE_ODP_CHILD_SIZE - 1));
+		n = min(n, len);
+		child = sroce_odp_child(mr, uva, &made);
+		if (IS_ERR(child)) {
+			ret = PTR_ERR(child);
+			break;
+		}
+		ret = sroce_odp_fault_umem(child, uva, n, fault);
+		if (ret) {
+			if (made)
+				sroce_odp_child_drop(mr, uva, child);
+			break;
+		}
+		uva += n;
+		len -= n;
+	}
+	mutex_unlock(&imp->lock);
+	return ret;
+}
+
+/*
  * Fault [@va, @va + @len) of @mr in (@fault; else map only what the
  * process has mapped already), for writing when the region is writable;
  * an implicit region chunk by chunk.  Process context.  0 or a negative
@@ -294,68 +371,58 @@ static int sroce_odp_fault_umem(struct ib_umem_odp *odp, u64 uva, u64 len,
  */
 static int sroce_odp_fault(struct sroce_mr *mr, u64 va, u64 len, bool fault)
 {
-	u64 uva = sroce_odp_uva(mr, va), n;
-	struct ib_umem_odp *child;
-	int ret;
+	u64 uva = sroce_odp_uva(mr, va);
 
 	if (!len)
 		return 0;
 	if (!mr->odp_imp)
 		return sroce_odp_fault_umem(mr->odp, uva, len, fault);
-	while (len) {
-		n = SROCE_ODP_CHILD_SIZE - (uva & (SROCE_ODP_CHILD_SIZE - 1));
-		n = min(n, len);
-		child = sroce_odp_child(mr, uva);
-		if (IS_ERR(child))
-			return PTR_ERR(child);
-		ret = sroce_odp_fault_umem(child, uva, n, fault);
-		if (ret)
-			return ret;
-		uva += n;
-		len -= n;
-	}
-	return 0;
+	return sroce_odp_fault_implicit(mr, uva, len, fault);
 }
-
-/**
- * struct sroce_odp_work - a deferred page fault
- * @work: on sroce_wq
- * @qp: the QP whose engine waits, with a reference
- * @eng: that engine
- * @mr: the region, with a reference
- * @va: first address to fault in
- * @len: bytes
- */
-struct sroce_odp_work {
-	struct work_struct work;
-	struct sroce_qp *qp;
-	enum sroce_odp_engine eng;
-	struct sroce_mr *mr;
-	u64 va;
-	u64 len;
-};
 
 static void sroce_odp_fault_work(struct work_struct *work)
 {
-	struct sroce_odp_work *w = container_of(work, struct sroce_odp_work,
-						work);
-	struct sroce_qp *qp = w->qp;
+	struct sroce_odp_fault *f = container_of(work, struct sroce_odp_fault,
+						 work);
+	struct sroce_qp *qp = f->qp;
+	struct sroce_mr *mr = f->mr;
+	unsigned long flags;
 	int ret;
 
-	ret = sroce_odp_fault(w->mr, w->va, w->len, true);
+	ret = sroce_odp_fault(mr, f->va, f->len, true);
 	if (ret) {
 		ibdev_dbg(qp->ibqp.device,
 			  "QP %u: ODP fault %#llx+%#llx of %#x: %d\n",
-			  qp->ibqp.qp_num, w->va, w->len, w->mr->key, ret);
-		set_bit(sroce_odp_err_bit[w->eng], &qp->flags);
+			  qp->ibqp.qp_num, f->va, f->len, mr->key, ret);
+		spin_lock_irqsave(&qp->lock, flags);
+		if (f->resets == qp->odp_resets)
+			set_bit(sroce_odp_err_bit[f->eng], &qp->flags);
+		spin_unlock_irqrestore(&qp->lock, flags);
 	}
-	if (w->eng == SROCE_ODP_REQ)
+	f->mr = NULL;
+	/* The engine may ask again from here on; it runs after the kick. */
+	clear_bit_unlock(0, &f->busy);
+	if (f->eng == SROCE_ODP_REQ)
 		sroce_req_kick(qp);
-	else if (w->eng == SROCE_ODP_RESP_OUT)
+	else if (f->eng == SROCE_ODP_RESP_OUT)
 		sroce_resp_kick(qp);
-	sroce_mr_put(w->mr);
+	sroce_mr_put(mr);
 	sroce_qp_put(qp);
-	kfree(w);
+}
+
+/**
+ * sroce_odp_qp_init() - a new QP's engines have no fault pending
+ * @qp: the QP, being created
+ */
+void sroce_odp_qp_init(struct sroce_qp *qp)
+{
+	unsigned int i;
+
+	for (i = 0; i < SROCE_ODP_ENGINES; i++) {
+		INIT_WORK(&qp->odp_fault[i].work, sroce_odp_fault_work);
+		qp->odp_fault[i].qp = qp;
+		qp->odp_fault[i].eng = i;
+	}
 }
 
 /**
@@ -366,35 +433,35 @@ static void sroce_odp_fault_work(struct work_struct *work)
  * @va: first address
  * @len: bytes, within the region
  *
- * Any context.  A region that is not on-demand paging, or no memory for
- * the work, sets the engine's error flag at once.
+ * Any context.  One fault per engine at a time (its struct
+ * sroce_odp_fault): with one pending, nothing more is queued, and the
+ * engine finds what is still missing when it runs again after it.  So a
+ * QP has at most SROCE_ODP_ENGINES work items on sroce_odp_wq, however
+ * many WQEs, SGEs or replayed packets fault.  A region that is not
+ * on-demand paging sets the engine's error flag at once.
  */
 void sroce_odp_fault_async(struct sroce_qp *qp, enum sroce_odp_engine eng,
 			   struct sroce_mr *mr, u64 va, u64 len)
 {
-	struct sroce_odp_work *w;
+	struct sroce_odp_fault *f = &qp->odp_fault[eng];
 
-	if (!mr || !mr->odp)
-		goto err;
-	w = kzalloc(sizeof(*w), GFP_ATOMIC);
-	if (!w)
-		goto err;
-	/* A QP being destroyed: nothing waits for the pages any more. */
-	if (!refcount_inc_not_zero(&qp->slot->ref)) {
-		kfree(w);
+	if (!mr || !mr->odp) {
+		set_bit(sroce_odp_err_bit[eng], &qp->flags);
 		return;
 	}
-	INIT_WORK(&w->work, sroce_odp_fault_work);
+	if (test_and_set_bit_lock(0, &f->busy))
+		return;
+	/* A QP being destroyed: nothing waits for the pages any more. */
+	if (!refcount_inc_not_zero(&qp->slot->ref)) {
+		clear_bit_unlock(0, &f->busy);
+		return;
+	}
 	kref_get(&mr->ref);
-	w->qp = qp;
-	w->eng = eng;
-	w->mr = mr;
-	w->va = va;
-	w->len = len;
-	queue_work(sroce_wq, &w->work);
-	return;
-err:
-	set_bit(sroce_odp_err_bit[eng], &qp->flags);
+	f->mr = mr;
+	f->va = va;
+	f->len = len;
+	f->resets = READ_ONCE(qp->odp_resets);
+	queue_work(sroce_odp_wq, &f->work);
 }
 
 /**
@@ -405,7 +472,7 @@ err:
  * @sge: the SGEs
  * @num_sge: their number
  *
- * Return: the faults queued (0: every page is there by now).
+ * Return: the SGEs with pages missing (0: every page is there by now).
  */
 u32 sroce_odp_fault_sges(struct sroce_qp *qp, enum sroce_odp_engine eng,
 			 const struct sroce_sge_ref *sge, u32 num_sge)
@@ -437,6 +504,24 @@ u32 sroce_odp_fault_sges(struct sroce_qp *qp, enum sroce_odp_engine eng,
 bool sroce_odp_failed(struct sroce_qp *qp, enum sroce_odp_engine eng)
 {
 	return test_and_clear_bit(sroce_odp_err_bit[eng], &qp->flags);
+}
+
+/**
+ * sroce_odp_reset() - a QP back to RESET forgets its engines' failed faults
+ * @qp: the QP, lock held
+ *
+ * A failure of the old connection must not end an operation of the next
+ * one.
+ */
+void sroce_odp_reset(struct sroce_qp *qp)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&qp->lock);
+	/* A fault still running finds the count moved and reports nothing. */
+	qp->odp_resets++;
+	for (i = 0; i < ARRAY_SIZE(sroce_odp_err_bit); i++)
+		clear_bit(sroce_odp_err_bit[i], &qp->flags);
 }
 
 /**

@@ -34,6 +34,14 @@
 #define SROCE_MAX_MR		0x100000
 #define SROCE_MAX_MR_SIZE	BIT_ULL(40)
 
+/*
+ * The largest explicit on-demand paging region: 16 GiB.  The core keeps
+ * two arrays of 8 bytes per page of it (ib_umem_odp_get(): 64 MiB here,
+ * kernel memory charged to nobody); a larger one is refused with EINVAL.
+ * An implicit region (odp.c) covers more, 2 MiB at a time.
+ */
+#define SROCE_MAX_ODP_MR_SIZE	BIT_ULL(34)
+
 /* Pages a fast-registration region maps at most. */
 #define SROCE_MAX_FR_PAGES	512
 

@@ -262,6 +262,7 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	INIT_WORK(&qp->req_work, sroce_req_work);
 	INIT_DELAYED_WORK(&qp->req_retry, sroce_req_retry);
 	INIT_WORK(&qp->resp_work, sroce_resp_work);
+	sroce_odp_qp_init(qp);
 	INIT_LIST_HEAD(&qp->mcast);
 
 	ret = sroce_qp_alloc_queues(qp, init, udata);
@@ -370,6 +371,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	sroce_comp_reset(qp);
 	sroce_timers_reset(qp);
 	sroce_resp_reset(qp);
+	sroce_odp_reset(qp);
 	/* The rings: user space resets its own copies too (the uapi). */
 	WRITE_ONCE(*qp->sq.producer, 0);
 	WRITE_ONCE(*qp->sq.consumer, 0);

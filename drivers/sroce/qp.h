@@ -54,6 +54,7 @@ enum sroce_qp_flag {
 	SROCE_QPF_RESP_AGAIN,
 	SROCE_QPF_ODP_REQ_ERR,	/* a page fault of the requester failed */
 	SROCE_QPF_ODP_RESP_ERR,	/* one of the responder failed */
+	SROCE_QPF_ODP_RESP_OUT_ERR, /* one of the responder's output failed */
 	SROCE_QPF_ODP_COMP_ERR,	/* one of the completer failed (odp.c) */
 };
 
@@ -231,6 +232,8 @@ struct sroce_qp_slot {
  *	memory for a packet
  * @resp: the responder's state
  * @resp_work: sends the rest of long READ responses in process context
+ * @odp_fault: each engine's pending page fault (odp.c)
+ * @odp_resets: RESETs since creation (odp.c, under @lock)
  * @attr: the attributes modify_qp set (state, PSNs, path, limits...), as
  *	query_qp reports them
  * @av: the path (set with IB_QP_AV): GIDs, traffic class, hop limit;
@@ -247,9 +250,9 @@ struct sroce_qp_slot {
  * @mcast: UD: the QP's multicast attachments (mcast.c), under the
  *	device's mcast.lock
  *
- * The core allocates it (kzalloc) for every QP: 2072 bytes with Debian
- * 6.1's struct ib_qp, 24 over the 2 KiB slab class, so in the 4 KiB one
- * (tests/scale.sh measures an idle QP's memory).
+ * The core allocates it (kzalloc) for every QP: 2432 bytes with Debian
+ * 6.1's struct ib_qp (360 of them @odp_fault), over the 2 KiB slab class,
+ * so in the 4 KiB one (tests/scale.sh measures an idle QP's memory).
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -277,6 +280,8 @@ struct sroce_qp {
 
 	struct sroce_resp resp;
 	struct work_struct resp_work;
+	struct sroce_odp_fault odp_fault[SROCE_ODP_ENGINES];
+	u32 odp_resets;
 
 	struct ib_qp_attr attr;
 	struct sroce_av av;

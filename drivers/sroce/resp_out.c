@@ -131,7 +131,8 @@ static struct sk_buff *sroce_resp_build_res(struct sroce_qp *qp,
 			ret = sroce_mr_copy(r->mr, r->va + off, hdr + hdr_len,
 					    seg.paylen, SROCE_MR_TO_BUF);
 		sroce_mr_remote_end(r->mr);
-		if (ret == -EAGAIN && !sroce_odp_failed(qp, SROCE_ODP_RESP)) {
+		if (ret == -EAGAIN &&
+		    !sroce_odp_failed(qp, SROCE_ODP_RESP_OUT)) {
 			/* Pages gone since the READ was accepted (odp.c). */
 			kfree_skb(skb);
 			sroce_odp_fault_async(qp, SROCE_ODP_RESP_OUT, r->mr,

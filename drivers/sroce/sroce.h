@@ -150,8 +150,9 @@ static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct sroce_pd, ibpd);
 }
 
-/* main.c: the module's workqueue (frees memory regions, mr.c) */
+/* main.c: the module's workqueues (frees of memory regions, mr.c; ODP faults) */
 extern struct workqueue_struct *sroce_wq;
+extern struct workqueue_struct *sroce_odp_wq;
 
 /* verbs.c: the ib_device_ops table of every sroce device */
 extern const struct ib_device_ops sroce_dev_ops;

@@ -157,9 +157,12 @@ static int sroce_sge_copy_one(const struct sroce_sge_ref *s, u64 addr, u32 n,
 			      void *arg)
 {
 	struct sroce_sge_buf *b = arg;
-	int ret;
+	int ret = -EACCES;
 
-	ret = sroce_mr_copy(s->mr, addr, b->buf, n, b->dir);
+	read_lock(&s->mr->inval_lock);
+	if (!s->mr->dead)
+		ret = sroce_mr_copy(s->mr, addr, b->buf, n, b->dir);
+	read_unlock(&s->mr->inval_lock);
 	b->buf += n;
 	return ret;
 }
@@ -194,9 +197,12 @@ static int sroce_sge_scatter_one(const struct sroce_sge_ref *s, u64 addr,
 				 u32 n, void *arg)
 {
 	struct sroce_sge_skb *p = arg;
-	int ret;
+	int ret = -EACCES;
 
-	ret = sroce_mr_copy_from_skb(s->mr, addr, p->skb, p->off, n);
+	read_lock(&s->mr->inval_lock);
+	if (!s->mr->dead)
+		ret = sroce_mr_copy_from_skb(s->mr, addr, p->skb, p->off, n);
+	read_unlock(&s->mr->inval_lock);
 	p->off += n;
 	return ret;
 }

@@ -32,20 +32,45 @@
  *   implicit   an implicit ODP region (address 0, length SIZE_MAX): WRITE,
  *              READ and SEND through it into never-touched memory, a
  *              WRITE to an address not mapped fails (IBV_WC_REM_ACCESS_ERR)
+ *   reset      a fault of the responder fails while the requester gave up
+ *              (RNR retry 0); after RESET -> RTS a WRITE into never-touched
+ *              pages succeeds: the old failure is gone with the reset
+ *   dead-recv  a receive WQE held for a missing page of its ODP buffer,
+ *              the region deregistered meanwhile: the SEND never lands,
+ *              the receive completes with an error, the memory untouched
+ *   huge       a 1 TiB ODP registration fails with EINVAL (sroce(7):
+ *              larger than SROCE_MAX_ODP_MR_SIZE), 1 GiB works
+ *   implicit-leak  WRITEs through an implicit region at 256 distinct
+ *              2 MiB chunks never mapped, half of them in the kernel's
+ *              half of the address space: each fails, and the kernel's
+ *              kmalloc-4k objects (a child umem's two page arrays) do not
+ *              grow by them
+ *   fuse-block CTL  12 RC pairs SEND 32 SGEs each from an ODP region
+ *              over a FUSE file whose server holds back every READ
+ *              (stuck_file.h); with those faults blocked it creates
+ *              CTL/blocked and waits for CTL/release (tests/odp.sh frees
+ *              a region of another device and deletes it meanwhile), then
+ *              the server answers and every SEND must complete (not in
+ *              "all": root, and the test's part)
+ *   mr-cycle   a region registered and deregistered (not in "all")
  *   all        every check above
  *
  * Waits are multiplied by SROCE_TIMEOUT_SCALE (tests/lib.sh).
  */
 #include <cerrno>
 #include <cinttypes>
+#include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check_main.h"
 #include "completion.h"
 #include "ktap.h"
 #include "qp_pair.h"
+#include "stuck_file.h"
 
 namespace {
 
@@ -96,7 +121,8 @@ struct odp_pair {
 	mr_ptr mr;
 };
 
-bool setup(odp_pair &s, device &d)
+bool setup(odp_pair &s, device &d, std::uint8_t rnr_retry = 7,
+	   std::uint8_t min_rnr_timer = 12)
 {
 	qp_opts o;
 
@@ -106,6 +132,8 @@ bool setup(odp_pair &s, device &d)
 	o.qp_access = acc_lw | acc_rw | acc_rr | acc_ra;
 	o.max_rd_atomic = 4;
 	o.max_dest_rd_atomic = 4;
+	o.rnr_retry = rnr_retry;
+	o.min_rnr_timer = min_rnr_timer;
 	REQUIRE(make_qp_pair(s.a, s.b, d, d, o));
 	REQUIRE(s.m.map(odp_len));
 	s.mr.reset(ibv_reg_mr(s.b.pd, s.m.p, odp_len, odp_access));
@@ -406,10 +434,265 @@ bool check_implicit(device &d, const char * /*arg*/)
 	return true;
 }
 
+bool check_reset(device &d, const char * /*arg*/)
+{
+	odp_pair s;
+	const std::size_t half = odp_len / 2;
+
+	/* No RNR retry: the first RNR NAK ends the WRITE at A. */
+	REQUIRE(setup(s, d, 0));
+	REQUIRE(munmap(s.m.p + half, half) == 0);
+	s.m.len = half;
+	REQUIRE(write_odp(s, half + 100, 2000, 1, IBV_WC_RNR_RETRY_EXC_ERR));
+	/* B's fault fails meanwhile, and nothing asks B again. */
+	usleep(static_cast<useconds_t>(300000 * timeout_scale()));
+	s.a.opts.rnr_retry = 7;
+	REQUIRE(reconnect(s.a, s.b));
+	/* A new connection: never-touched pages are faulted in, no error. */
+	REQUIRE(write_odp(s, 100, 2000, 2));
+	REQUIRE(read_odp(s, 100, 2000, 2, 3));
+	return true;
+}
+
+bool check_dead_recv(device &d, const char * /*arg*/)
+{
+	odp_pair s;
+	constexpr std::size_t off = 8192;
+	constexpr std::uint32_t len = 3000;
+
+	/* RNR NAKs ask for 491 ms: the deregistration comes in between. */
+	REQUIRE(setup(s, d, 7, 31));
+	ibv_sge rsge{s.m.addr(off), len, s.mr->lkey};
+
+	REQUIRE(post_recv_sges(s.b, 1, &rsge, 1) == 0);
+	fill(s.a.buf.data(), len, 1);
+	REQUIRE(post_a(s, 1, IBV_WR_SEND, 0, len) == 0);
+	usleep(100000);
+	REQUIRE(ibv_dereg_mr(s.mr.release()) == 0);
+	const std::optional<ibv_wc> wc = wait_wc(s.b.rcq, 10000);
+
+	REQUIRE(wc.has_value());
+	CHECK(wc->wr_id == 1);
+	EXPECT(wc->status != IBV_WC_SUCCESS,
+	       "the receive into a deregistered region succeeded");
+	CHECK(wait_wc(s.a.scq, 10000).has_value());
+	for (std::size_t i = 0; i < len; i++)
+		EXPECT(s.m.p[off + i] == 0,
+		       "byte %zu of the deregistered region was written", i);
+	return true;
+}
+
+bool check_huge(device &d, const char * /*arg*/)
+{
+	odp_pair s;
+
+	REQUIRE(setup(s, d));
+	errno = 0;
+	ibv_mr *mr =
+		ibv_reg_mr(s.b.pd, s.m.p, std::size_t{1} << 40, odp_access);
+	const int err = errno;
+
+	if (mr != nullptr)
+		ibv_dereg_mr(mr);
+	EXPECT(mr == nullptr && err == EINVAL,
+	       "a 1 TiB ODP registration: %s, errno %d, expected EINVAL",
+	       mr != nullptr ? "registered" : "refused", err);
+	mr = ibv_reg_mr(s.b.pd, s.m.p, std::size_t{1} << 30, odp_access);
+	EXPECT(mr != nullptr, "a 1 GiB ODP registration failed: errno %d",
+	       errno);
+	if (mr != nullptr)
+		CHECK(ibv_dereg_mr(mr) == 0);
+	return true;
+}
+
+/* Active objects of a slab cache (/proc/slabinfo), -1 if not found. */
+long slab_objs(const char *cache)
+{
+	FILE *f = std::fopen("/proc/slabinfo", "r");
+	char name[64];
+	long active = -1;
+	char line[512];
+
+	if (f == nullptr)
+		return -1;
+	while (std::fgets(line, sizeof(line), f) != nullptr) {
+		long n = 0;
+
+		if (std::sscanf(line, "%63s %ld", name, &n) == 2 &&
+		    std::strcmp(name, cache) == 0) {
+			active = n;
+			break;
+		}
+	}
+	std::fclose(f);
+	return active;
+}
+
+bool check_implicit_leak(device &d, const char * /*arg*/)
+{
+	odp_pair s;
+	constexpr std::size_t chunk = std::size_t{2} << 20;
+	constexpr int n = 256;
+
+	REQUIRE(setup(s, d));
+	s.mr.reset(ibv_reg_mr(s.b.pd, nullptr, SIZE_MAX, odp_access));
+	REQUIRE(s.mr != nullptr);
+	/* Address space nothing maps: mapped, then given back. */
+	void *hole = mmap(nullptr, (n / 2 + 1) * chunk, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	REQUIRE(hole != MAP_FAILED);
+	REQUIRE(munmap(hole, (n / 2 + 1) * chunk) == 0);
+	const std::uint64_t user =
+		(reinterpret_cast<std::uintptr_t>(hole) + chunk - 1) &
+		~(chunk - 1);
+	const long before = slab_objs("kmalloc-4k");
+
+	REQUIRE(before >= 0);
+	for (int i = 0; i < n; i++) {
+		const std::uint64_t at =
+			i % 2 == 0 ? user + (i / 2) * chunk
+				   : 0xffff888000000000ULL + (i / 2) * chunk;
+
+		fill(s.a.buf.data(), 64, i);
+		REQUIRE(post_a(s, i, IBV_WR_RDMA_WRITE, 0, 64, at,
+			       s.mr->rkey) == 0);
+		REQUIRE(expect_wc("WRITE to an unmapped chunk", s.a.scq, i,
+				  IBV_WC_REM_ACCESS_ERR, IBV_WC_RDMA_WRITE,
+				  false));
+		REQUIRE(reconnect(s.a, s.b));
+	}
+	const long after = slab_objs("kmalloc-4k");
+
+	ktap::note("kmalloc-4k: %ld before, %ld after %d failed WRITEs", before,
+		   after, n);
+	EXPECT(after - before < n / 2,
+	       "kmalloc-4k grew by %ld objects over %d failed WRITEs",
+	       after - before, n);
+	/* The region still works where memory is mapped. */
+	REQUIRE(write_odp(s, 100, 4000, 1));
+	return true;
+}
+
+/* Does path exist by now?  Waits up to ms for it (no allocation). */
+bool appears(const std::string &path, int ms)
+{
+	struct stat st {};
+
+	for (int t = 0; t < ms; t += 50) {
+		if (stat(path.c_str(), &st) == 0)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+/*
+ * While the faults block, nothing here may map or unmap memory: each
+ * blocked fault holds the mm's lock for reading (hmm_range_fault()), and
+ * mmap() would wait for them.  So the other device is the business of
+ * another process (tests/odp.sh), told by the files "blocked" and
+ * "release" in the directory arg.
+ */
+bool check_fuse_block(device &d, const char *arg)
+{
+	constexpr int pairs = 12;
+	constexpr int sges = 32;
+	constexpr std::size_t pg = 4096;
+	constexpr std::size_t flen = std::size_t{pairs} * sges * 2 * pg;
+	const int scale = timeout_scale();
+	stuck_file f;
+	endpoint a[pairs];
+	endpoint b[pairs];
+	mr_ptr mr[pairs];
+	qp_opts o;
+
+	REQUIRE(arg != nullptr);
+	const std::string ctl = arg;
+
+	if (d.gid_index < 0)
+		REQUIRE(use_gid(d));
+	REQUIRE(f.start(flen));
+	const int fd = open(f.path().c_str(), O_RDONLY | O_CLOEXEC);
+
+	REQUIRE(fd >= 0);
+	void *mp = mmap(nullptr, flen, PROT_READ, MAP_SHARED, fd, 0);
+
+	close(fd);
+	REQUIRE(mp != MAP_FAILED);
+	const auto base = reinterpret_cast<std::uintptr_t>(mp);
+
+	o.send_sge = sges;
+	for (int i = 0; i < pairs; i++) {
+		REQUIRE(make_qp_pair(a[i], b[i], d, d, o));
+		mr[i].reset(
+			ibv_reg_mr(b[i].pd, mp, flen, IBV_ACCESS_ON_DEMAND));
+		REQUIRE(mr[i] != nullptr);
+		REQUIRE(post_recv(a[i], i, 0, sges * 16) == 0);
+	}
+	ktap::note("%d pairs, each a SEND of %d SGEs on their own file pages",
+		   pairs, sges);
+	/* Each pair sends 32 SGEs of 16 bytes, each on its own file page. */
+	for (int i = 0; i < pairs; i++) {
+		ibv_sge sge[sges];
+
+		for (int j = 0; j < sges; j++)
+			sge[j] = {base + ((i * sges + j) * 2 * pg), 16,
+				  mr[i]->lkey};
+		REQUIRE(post_sges(b[i], i, sge, sges) == 0);
+	}
+	usleep(static_cast<useconds_t>(2000000 * scale));
+	const std::size_t held = f.held();
+	const int bfd = open((ctl + "/blocked").c_str(),
+			     O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	if (bfd >= 0)
+		close(bfd);
+	const bool told = appears(ctl + "/release", 60000 * scale);
+
+	f.release();
+	ktap::note("%zu READs of the file were held back", held);
+	CHECK(held > 0);
+	CHECK(bfd >= 0);
+	EXPECT(told, "no release from the test within %d s", 60 * scale);
+	/* The file answers: every fault ends, every SEND completes. */
+	for (int i = 0; i < pairs; i++)
+		CHECK(expect_wc("SEND from the stuck file", b[i].scq, i,
+				IBV_WC_SUCCESS, IBV_WC_SEND, false));
+	for (auto &m : mr)
+		m.reset();
+	munmap(mp, flen);
+	return true;
+}
+
+/* A region registered and deregistered on d (tests/odp.sh's R2-1). */
+bool check_mr_cycle(device &d, const char * /*arg*/)
+{
+	pd_ptr pd(ibv_alloc_pd(d.ctx.get()));
+	std::vector<unsigned char> buf(4096);
+
+	REQUIRE(pd != nullptr);
+	ibv_mr *m = ibv_reg_mr(pd.get(), buf.data(), buf.size(),
+			       IBV_ACCESS_LOCAL_WRITE);
+
+	REQUIRE(m != nullptr);
+	CHECK(ibv_dereg_mr(m) == 0);
+	return true;
+}
+
 constexpr device_check checks[] = {
-	{"caps", check_caps},	      {"untouched", check_untouched},
-	{"dontneed", check_dontneed}, {"munmap", check_munmap},
-	{"prefetch", check_prefetch}, {"implicit", check_implicit},
+	{"caps", check_caps},
+	{"untouched", check_untouched},
+	{"dontneed", check_dontneed},
+	{"munmap", check_munmap},
+	{"prefetch", check_prefetch},
+	{"implicit", check_implicit},
+	{"reset", check_reset},
+	{"dead-recv", check_dead_recv},
+	{"huge", check_huge},
+	{"implicit-leak", check_implicit_leak},
+	{"fuse-block", check_fuse_block, false},
+	{"mr-cycle", check_mr_cycle, false},
 };
 
 } /* namespace */

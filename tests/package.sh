@@ -24,6 +24,7 @@
 # sroce.ko under TCG, the bulk of its time; scripts/check gives it longer
 # than the other selftests:
 # guest-timeout: 2400
+# guest-prepare: tests/lib/kernel-headers.sh
 . "$(dirname "$0")/lib.sh"
 
 DEB_DIR=$SROCE_REPO/build/deb
@@ -88,24 +89,22 @@ sroce_leftovers() {
 # times slower than on a disk (every #include of every compiler run is a
 # round of 9p lookups): show a tmpfs copy of each header directory the
 # build uses in its place (in the guest only).  DKMS builds with the same
-# files.
+# files.  The copy comes from one tar file that the host made before this
+# guest booted (tests/lib/kernel-headers.sh, the guest-prepare line
+# above): copied file by file over 9p, the headers alone took minutes.
 headers_to_tmpfs() {
-	local build common d dirs=() n=0
-	build=$(readlink -f "/lib/modules/$KVER/build")
-	[ -d "$build" ] || return 0
-	dirs+=("$build" "$(dirname "$(readlink -f "$build/scripts")")")
-	# Debian's: the flavour's Makefile includes the -common one, whose
-	# include/ and arch/x86/ the build reads (not the other arches).
-	common=$(grep -m1 -o '/usr/src/linux-headers-[^/ ]*' "$build/Makefile")
-	[ -z "$common" ] || dirs+=("$common/include" "$common/arch/x86")
-	for d in "${dirs[@]}"; do
-		[ -d "$d" ] || continue
-		n=$((n + 1))
-		mkdir -p "/run/sroce-pkg/hdr/$n"
-		cp -a "$d/." "/run/sroce-pkg/hdr/$n/"
-		mount --bind "/run/sroce-pkg/hdr/$n" "$d"
-		echo "headers in tmpfs: $d ($(du -sh "/run/sroce-pkg/hdr/$n" | cut -f1))"
-	done
+	local d tar=$SROCE_REPO/build/guest/kernel-headers.tar
+	local dirs=$SROCE_REPO/build/guest/kernel-headers.dirs
+	if [ ! -e "$tar" ] || [ ! -e "$dirs" ]; then
+		fail "$tar is missing: run tests/lib/kernel-headers.sh on the host first (scripts/check does)"
+	fi
+	mkdir -p /run/sroce-pkg/hdr
+	tar -C /run/sroce-pkg/hdr -xf "$tar"
+	while read -r d; do
+		[ -d "/$d" ] || fail "/$d is in $tar, not in the guest"
+		mount --bind "/run/sroce-pkg/hdr/$d" "/$d"
+		echo "headers in tmpfs: /$d ($(du -sh "/run/sroce-pkg/hdr/$d" | cut -f1))"
+	done < "$dirs"
 }
 
 test_setup() {

@@ -7,14 +7,14 @@
 # timing (a pipeline whose reader stops early, Documentation/testing.md
 # "Pipelines under pipefail") shows here as a run that fails now and then.
 #
-#   tests/kernel-known/repeat.sh [RUNS]     (default 1000 runs per awk)
+#   tests/kernel-known/repeat.sh [RUNS]     (default 200 runs per awk)
 #
 # An awk that is not installed is said so and left out; mawk and busybox
 # are in scripts/install-deps, so both run wherever make check does.
 set -uo pipefail
 
 dir=$(cd "$(dirname "$0")" && pwd)
-runs=${1:-1000}
+runs=${1:-200}
 jobs=$(nproc)
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT

@@ -18,5 +18,6 @@
 #include "rc.h"
 #include "seg.h"
 #include "wr.h"
+#include "sack.h"
 
 #endif /* SROCE_PROTO_H */

@@ -19,5 +19,6 @@
 #include "seg.h"
 #include "wr.h"
 #include "sack.h"
+#include "sxh.h"
 
 #endif /* SROCE_PROTO_H */

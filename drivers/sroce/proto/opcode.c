@@ -9,22 +9,20 @@
 
 #define SROCE_AT(h, o)		\
 	[SROCE_HDR_##h] = (o)
-#define SROCE_ROW(op, f, len, ...)					\
+#define SROCE_ROW_OF(op, f, need, len, ...)				\
 	[SROCE_OP_##op] = {						\
 		.name = #op,						\
-		.flags = (f) | SROCE_OPF_VALID,				\
-		.hdr_len = (len),					\
-		.off = { __VA_ARGS__ },					\
-	}
-/* An extension opcode: no SROCE_OPF_VALID, the SXH fields it needs */
-#define SROCE_XROW(op, f, need, len, ...)				\
-	[SROCE_OP_##op] = {						\
-		.name = #op,						\
-		.flags = (f) | SROCE_OPF_SXH,				\
+		.flags = (f),						\
 		.hdr_len = (len),					\
 		.off = { __VA_ARGS__ },					\
 		.sxh_need = (need),					\
 	}
+/* An IBTA opcode */
+#define SROCE_ROW(op, f, len, ...)					\
+	SROCE_ROW_OF(op, (f) | SROCE_OPF_VALID, 0, len, __VA_ARGS__)
+/* An extension opcode: no SROCE_OPF_VALID, the SXH fields it needs */
+#define SROCE_XROW(op, f, need, len, ...)				\
+	SROCE_ROW_OF(op, (f) | SROCE_OPF_SXH, need, len, __VA_ARGS__)
 
 /* Flag sets shared by RC and UC */
 #define SROCE_F_SEND		(SROCE_OPF_REQ | SROCE_OPF_SEND | \

@@ -13,7 +13,7 @@
 #include "counters.h"
 
 /* A new receive reason in the protocol core needs its counter name here. */
-static_assert(SROCE_RX_REASON_NR == 17);
+static_assert(SROCE_RX_REASON_NR == 19);
 
 #define SROCE_RX_ERR_DESC(reason, cname) \
 	[SROCE_CNT_RX_ERR + (reason) - 1] = { .name = "rx_err_" cname }
@@ -43,6 +43,8 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	SROCE_RX_ERR_DESC(SROCE_RX_OVER_MTU, "over_mtu"),
 	SROCE_RX_ERR_DESC(SROCE_RX_BAD_SEG_LEN, "seg_len"),
 	SROCE_RX_ERR_DESC(SROCE_RX_BAD_ICRC, "icrc"),
+	SROCE_RX_ERR_DESC(SROCE_RX_BAD_SXH, "sxh"),
+	SROCE_RX_ERR_DESC(SROCE_RX_SXH_FLAGS, "sxh_flags"),
 	[SROCE_CNT_TX_PACKETS] = { .name = "tx_packets" },
 	[SROCE_CNT_RETRANSMITS] = { .name = "retransmits" },
 	[SROCE_CNT_TIMEOUTS] = { .name = "ack_timeouts" },

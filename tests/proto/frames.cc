@@ -15,6 +15,16 @@ std::vector<uint8_t> valid_opcodes()
 	return ops;
 }
 
+std::vector<uint8_t> sxh_opcodes()
+{
+	std::vector<uint8_t> ops;
+	for (unsigned op = 0; op < 256; op++)
+		if (sroce_opcode_lookup(static_cast<uint8_t>(op))->flags &
+		    SROCE_OPF_SXH)
+			ops.push_back(static_cast<uint8_t>(op));
+	return ops;
+}
+
 sroce_net test_net(bool ipv6)
 {
 	sroce_net net{};
@@ -64,6 +74,13 @@ sroce_hdrs test_hdrs(uint8_t opcode, uint32_t seed)
 	h.imm = 0xdeadbeef + seed;
 	h.ieth_rkey = 0xcafef00d + seed;
 	h.xrc_srqn = 0x000033 + seed;
+	h.sxh.flags = sroce_opcode_lookup(opcode)->sxh_need |
+		      ((seed & 1) ? SROCE_SXH_OFFSET : 0) |
+		      ((seed & 2) ? SROCE_SXH_SACK : 0);
+	h.sxh.offset = 1024 * (seed % 7);
+	h.sxh.sack.epsn = (0xfffffe + seed) & SROCE_PSN_MASK;
+	h.sxh.sack.map[0] = 0x8000000000000005ull + seed;
+	h.sxh.sack.map[SROCE_SACK_WORDS - 1] |= 0x4000000000000000ull;
 	if (opcode == SROCE_OP_CNP) {
 		h.bth.flags = SROCE_BTHF_BECN;
 		h.bth.psn = 0;
@@ -93,7 +110,8 @@ Bytes test_payload(uint32_t len, uint32_t seed)
 
 Bytes build_frame(const sroce_net &net, sroce_hdrs hdrs, const Bytes &payload)
 {
-	Bytes buf(SROCE_MAX_NET_HLEN + SROCE_MAX_HDR_LEN + payload.size() + 8);
+	Bytes buf(SROCE_MAX_NET_HLEN + SROCE_MAX_EXT_HDR_LEN + payload.size() +
+		  8);
 	uint32_t n = sroce_frame_build(
 		buf.data(), static_cast<uint32_t>(buf.size()), &net, &hdrs,
 		payload.data(), static_cast<uint32_t>(payload.size()));
@@ -106,18 +124,43 @@ Bytes build_frame(const sroce_net &net, sroce_hdrs hdrs, const Bytes &payload)
 	return buf;
 }
 
-std::vector<Bytes> all_opcode_frames(bool ipv6, uint32_t other)
+uint32_t nhl_of(const Bytes &f)
+{
+	return ((f[0] >> 4) == 6 ? 40 : 20) + 8;
+}
+
+void fix_icrc(Bytes &f)
+{
+	uint32_t nhl = nhl_of(f);
+	uint32_t icrc = sroce_icrc_compute(
+		f.data(), (f[0] >> 4) == 6, f.data() + nhl - 8, f.data() + nhl,
+		static_cast<uint32_t>(f.size()) - nhl - 4);
+	sroce_icrc_put(f.data() + f.size() - 4, icrc);
+}
+
+static std::vector<Bytes> frames_of(const std::vector<uint8_t> &ops, bool ipv6,
+				    uint32_t other)
 {
 	std::vector<Bytes> out;
 	sroce_net net = test_net(ipv6);
 	uint32_t seed = 0;
-	for (uint8_t op : valid_opcodes()) {
+	for (uint8_t op : ops) {
 		uint32_t len = test_paylen(op, 1024, other);
 		out.push_back(build_frame(net, test_hdrs(op, seed),
 					  test_payload(len, seed)));
 		seed++;
 	}
 	return out;
+}
+
+std::vector<Bytes> all_opcode_frames(bool ipv6, uint32_t other)
+{
+	return frames_of(valid_opcodes(), ipv6, other);
+}
+
+std::vector<Bytes> all_sxh_frames(bool ipv6, uint32_t other)
+{
+	return frames_of(sxh_opcodes(), ipv6, other);
 }
 
 } // namespace sroce::test

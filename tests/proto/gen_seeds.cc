@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 // Writes the fuzzer's seed corpus: one IP packet per opcode, IPv4 and IPv6,
-// with pad counts 0-3, plus the RoCEv2 packets of any captures in data/.
+// with pad counts 0-3, extension opcodes included (with varying SXH
+// fields), plus the RoCEv2 packets of any captures in data/.
 //   sroce_proto_seeds OUTDIR [PCAP...]
 #include <cstdio>
 #include <string>
@@ -35,6 +36,10 @@ int main(int argc, char **argv)
 			for (const Bytes &f : all_opcode_frames(v6, other)) {
 				snprintf(name, sizeof(name), "/built-%03d",
 					 n++);
+				write_file(dir + name, f);
+			}
+			for (const Bytes &f : all_sxh_frames(v6, other)) {
+				snprintf(name, sizeof(name), "/sxh-%03d", n++);
 				write_file(dir + name, f);
 			}
 		}

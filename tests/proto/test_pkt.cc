@@ -31,21 +31,6 @@ sroce_rx_reason parse(const Bytes &f, uint16_t pkey = SROCE_DEFAULT_PKEY)
 	return parse_exact(f, &net, &pkt, pkey);
 }
 
-// Rewrites the ICRC after a test modified the packet.
-void fix_icrc(Bytes &f)
-{
-	uint32_t nhl = ((f[0] >> 4) == 6 ? 40 : 20) + 8;
-	uint32_t icrc = sroce_icrc_compute(
-		f.data(), (f[0] >> 4) == 6, f.data() + nhl - 8, f.data() + nhl,
-		static_cast<uint32_t>(f.size()) - nhl - 4);
-	sroce_icrc_put(f.data() + f.size() - 4, icrc);
-}
-
-uint32_t nhl_of(const Bytes &f)
-{
-	return ((f[0] >> 4) == 6 ? 40 : 20) + 8;
-}
-
 // Changes the UDP payload length by delta bytes (IP and UDP lengths too).
 Bytes resize_udp(const Bytes &f, int delta)
 {

@@ -131,15 +131,15 @@ u32 sroce_frame_build(u8 *buf, u32 cap, const struct sroce_net *net,
 	const struct sroce_opcode_info *info = sroce_opcode_lookup(h->bth.opcode);
 	u32 nhl = sroce_net_hlen(net);
 	u8 pad = sroce_pad_len(paylen);
+	u32 hdr_len = sroce_hdrs_len(h);
 	u32 udp_paylen, total;
 	u8 *bth = buf + nhl;
 	u8 *p;
 
-	if (!(info->flags & SROCE_OPF_VALID) ||
-	    (paylen && !(info->flags & SROCE_OPF_PAYLOAD)) ||
+	if (!hdr_len || (paylen && !(info->flags & SROCE_OPF_PAYLOAD)) ||
 	    paylen > 0xffff)
 		return 0;
-	udp_paylen = info->hdr_len + paylen + pad + SROCE_ICRC_LEN;
+	udp_paylen = hdr_len + paylen + pad + SROCE_ICRC_LEN;
 	total = nhl + udp_paylen;
 	if (total > cap || total - (net->ipv6 ? SROCE_IPV6_HLEN : 0) > 0xffff)
 		return 0;
@@ -157,9 +157,9 @@ u32 sroce_frame_build(u8 *buf, u32 cap, const struct sroce_net *net,
 	return total;
 }
 
-enum sroce_rx_reason sroce_frame_parse(const u8 *buf, u32 len, u16 pkey,
-				       struct sroce_net *net,
-				       struct sroce_pkt *pkt)
+enum sroce_rx_reason sroce_frame_parse_ext(const u8 *buf, u32 len, u16 pkey,
+					   u16 ext, struct sroce_net *net,
+					   struct sroce_pkt *pkt)
 {
 	enum sroce_rx_reason r;
 	u32 nhl, udp_paylen, icrc;
@@ -168,7 +168,7 @@ enum sroce_rx_reason sroce_frame_parse(const u8 *buf, u32 len, u16 pkey,
 	if (r != SROCE_RX_OK)
 		return r;
 	nhl = sroce_net_hlen(net);
-	r = sroce_pkt_parse(pkt, buf + nhl, udp_paylen, pkey);
+	r = sroce_pkt_parse_ext(pkt, buf + nhl, udp_paylen, pkey, ext);
 	if (r != SROCE_RX_OK)
 		return r;
 	icrc = sroce_icrc_compute(buf, net->ipv6, buf + nhl - SROCE_UDP_HLEN,

@@ -62,11 +62,21 @@ u32 sroce_frame_build(u8 *buf, u32 cap, const struct sroce_net *net,
 
 /*
  * Parses and validates a whole packet, IP header to ICRC: the network
- * headers, the transport headers (sroce_pkt_parse()) and the ICRC.
+ * headers, the transport headers (sroce_pkt_parse_ext(), with the SXH
+ * flags ext agreed) and the ICRC.
  */
-enum sroce_rx_reason sroce_frame_parse(const u8 *buf, u32 len, u16 pkey,
-				       struct sroce_net *net,
-				       struct sroce_pkt *pkt);
+enum sroce_rx_reason sroce_frame_parse_ext(const u8 *buf, u32 len, u16 pkey,
+					   u16 ext, struct sroce_net *net,
+					   struct sroce_pkt *pkt);
+
+/* Plain IBTA: no extension agreed */
+static inline enum sroce_rx_reason sroce_frame_parse(const u8 *buf, u32 len,
+						     u16 pkey,
+						     struct sroce_net *net,
+						     struct sroce_pkt *pkt)
+{
+	return sroce_frame_parse_ext(buf, len, pkey, 0, net, pkt);
+}
 
 /* UDP source port of a QP (0xc000..0xffff), as rdma_rxe derives it */
 u16 sroce_udp_sport_qpn(u32 qpn);

@@ -91,12 +91,68 @@ enum sroce_opcode {
 	SROCE_OP_XRC_FETCH_ADD			= 0xb4,
 	SROCE_OP_XRC_SEND_LAST_INV		= 0xb6,
 	SROCE_OP_XRC_SEND_ONLY_INV		= 0xb7,
+
+	/*
+	 * IBTA's manufacturer-specific range, between sroce QPs that agreed
+	 * on extensions only (sxh.h): RC's opcodes with an SXH (0xc0 | op),
+	 * the extension-only packets (0xd8-0xdf) and XRC's opcodes with an
+	 * SXH (0xe0 | op).  RC's atomic write (0x1d) has none: 0xdd is in
+	 * the extension-only range.
+	 */
+	SROCE_OP_SXH_RC_SEND_FIRST		= 0xc0,
+	SROCE_OP_SXH_RC_SEND_MIDDLE		= 0xc1,
+	SROCE_OP_SXH_RC_SEND_LAST		= 0xc2,
+	SROCE_OP_SXH_RC_SEND_LAST_IMM		= 0xc3,
+	SROCE_OP_SXH_RC_SEND_ONLY		= 0xc4,
+	SROCE_OP_SXH_RC_SEND_ONLY_IMM		= 0xc5,
+	SROCE_OP_SXH_RC_WRITE_FIRST		= 0xc6,
+	SROCE_OP_SXH_RC_WRITE_MIDDLE		= 0xc7,
+	SROCE_OP_SXH_RC_WRITE_LAST		= 0xc8,
+	SROCE_OP_SXH_RC_WRITE_LAST_IMM		= 0xc9,
+	SROCE_OP_SXH_RC_WRITE_ONLY		= 0xca,
+	SROCE_OP_SXH_RC_WRITE_ONLY_IMM		= 0xcb,
+	SROCE_OP_SXH_RC_READ_REQUEST		= 0xcc,
+	SROCE_OP_SXH_RC_READ_RESPONSE_FIRST	= 0xcd,
+	SROCE_OP_SXH_RC_READ_RESPONSE_MIDDLE	= 0xce,
+	SROCE_OP_SXH_RC_READ_RESPONSE_LAST	= 0xcf,
+	SROCE_OP_SXH_RC_READ_RESPONSE_ONLY	= 0xd0,
+	SROCE_OP_SXH_RC_ACK			= 0xd1,
+	SROCE_OP_SXH_RC_ATOMIC_ACK		= 0xd2,
+	SROCE_OP_SXH_RC_CMP_SWAP		= 0xd3,
+	SROCE_OP_SXH_RC_FETCH_ADD		= 0xd4,
+	SROCE_OP_SXH_RC_SEND_LAST_INV		= 0xd6,
+	SROCE_OP_SXH_RC_SEND_ONLY_INV		= 0xd7,
+	SROCE_OP_SXH_SACK			= 0xd8,
+	SROCE_OP_SXH_XRC_SEND_FIRST		= 0xe0,
+	SROCE_OP_SXH_XRC_SEND_MIDDLE		= 0xe1,
+	SROCE_OP_SXH_XRC_SEND_LAST		= 0xe2,
+	SROCE_OP_SXH_XRC_SEND_LAST_IMM		= 0xe3,
+	SROCE_OP_SXH_XRC_SEND_ONLY		= 0xe4,
+	SROCE_OP_SXH_XRC_SEND_ONLY_IMM		= 0xe5,
+	SROCE_OP_SXH_XRC_WRITE_FIRST		= 0xe6,
+	SROCE_OP_SXH_XRC_WRITE_MIDDLE		= 0xe7,
+	SROCE_OP_SXH_XRC_WRITE_LAST		= 0xe8,
+	SROCE_OP_SXH_XRC_WRITE_LAST_IMM		= 0xe9,
+	SROCE_OP_SXH_XRC_WRITE_ONLY		= 0xea,
+	SROCE_OP_SXH_XRC_WRITE_ONLY_IMM		= 0xeb,
+	SROCE_OP_SXH_XRC_READ_REQUEST		= 0xec,
+	SROCE_OP_SXH_XRC_READ_RESPONSE_FIRST	= 0xed,
+	SROCE_OP_SXH_XRC_READ_RESPONSE_MIDDLE	= 0xee,
+	SROCE_OP_SXH_XRC_READ_RESPONSE_LAST	= 0xef,
+	SROCE_OP_SXH_XRC_READ_RESPONSE_ONLY	= 0xf0,
+	SROCE_OP_SXH_XRC_ACK			= 0xf1,
+	SROCE_OP_SXH_XRC_ATOMIC_ACK		= 0xf2,
+	SROCE_OP_SXH_XRC_CMP_SWAP		= 0xf3,
+	SROCE_OP_SXH_XRC_FETCH_ADD		= 0xf4,
+	SROCE_OP_SXH_XRC_SEND_LAST_INV		= 0xf6,
+	SROCE_OP_SXH_XRC_SEND_ONLY_INV		= 0xf7,
 };
 
 /* Headers that may follow the BTH, in wire order */
 enum sroce_hdr {
 	SROCE_HDR_DETH,
 	SROCE_HDR_XRCETH,
+	SROCE_HDR_SXH,		/* its fixed part; the fields follow it */
 	SROCE_HDR_RETH,
 	SROCE_HDR_ATMETH,
 	SROCE_HDR_AETH,
@@ -109,7 +165,7 @@ enum sroce_hdr {
 
 /* struct sroce_opcode_info.flags: what a packet of the opcode means */
 enum sroce_opf {
-	SROCE_OPF_VALID		= 1u << 0,	/* a row exists */
+	SROCE_OPF_VALID		= 1u << 0,	/* an IBTA opcode's row */
 	SROCE_OPF_PAYLOAD	= 1u << 1,	/* may carry payload */
 	SROCE_OPF_FIRST		= 1u << 2,	/* starts a message */
 	SROCE_OPF_MIDDLE	= 1u << 3,
@@ -129,6 +185,11 @@ enum sroce_opf {
 	SROCE_OPF_INV		= 1u << 16,	/* carries IETH */
 	SROCE_OPF_CNP		= 1u << 17,
 	SROCE_OPF_ATOMIC_WRITE	= 1u << 18,	/* 8 bytes stored at once */
+	/*
+	 * An extension opcode's row, never with SROCE_OPF_VALID: valid only
+	 * between QPs that agreed on extensions (sroce_pkt_parse_ext())
+	 */
+	SROCE_OPF_SXH		= 1u << 19,
 };
 
 struct sroce_opcode_info {
@@ -136,12 +197,15 @@ struct sroce_opcode_info {
 	u32 flags;			/* enum sroce_opf */
 	u8 hdr_len;			/* BTH + extension headers */
 	u8 off[SROCE_HDR_NR];		/* from the BTH; 0 = absent */
+	u16 sxh_need;			/* SXH fields it must carry */
 };
 
 /*
  * The table (opcode.c); rows of unknown opcodes are all zero.  Offsets
  * and lengths are written out in each row, as on the wire; a unit test
- * checks that they follow the header order and sizes of wire.h.
+ * checks that they follow the header order and sizes of wire.h.  In an
+ * extension opcode's row the SXH counts with its fixed part only: the
+ * headers after it move by the length of its fields (sroce_pkt_ext()).
  */
 
 extern const struct sroce_opcode_info sroce_opcode_table[256];
@@ -157,6 +221,7 @@ static inline bool sroce_opcode_has(const struct sroce_opcode_info *info,
 	return info->off[h] != 0;
 }
 
+/* An IBTA opcode: what any peer may send (extension opcodes are not) */
 static inline bool sroce_opcode_valid(u8 opcode)
 {
 	return sroce_opcode_table[opcode].flags & SROCE_OPF_VALID;

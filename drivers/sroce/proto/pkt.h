@@ -7,6 +7,7 @@
 #define SROCE_PROTO_PKT_H
 
 #include "opcode.h"
+#include "sxh.h"
 
 /* Why a received packet was dropped; the driver counts each reason. */
 enum sroce_rx_reason {
@@ -31,6 +32,12 @@ enum sroce_rx_reason {
 				 * an empty last packet
 				 */
 	SROCE_RX_BAD_ICRC,
+	SROCE_RX_BAD_SXH,	/* extension header: version, length, or a
+				 * field its opcode needs missing
+				 */
+	SROCE_RX_SXH_FLAGS,	/* extension header: a flag not known or not
+				 * agreed
+				 */
 	SROCE_RX_REASON_NR,
 };
 
@@ -42,20 +49,37 @@ struct sroce_pkt {
 	const struct sroce_opcode_info *info;	/* its opcode's row */
 	u32 len;				/* BTH to ICRC inclusive */
 	u32 paylen;				/* payload, pad excluded */
+	u8 hdr_len;				/* BTH to payload */
 	struct sroce_bth bth;
 };
 
 /*
  * Parses and validates the transport part of a packet: bth points at the
  * UDP payload of len bytes.  Only the first min(len, SROCE_MAX_HDR_LEN)
- * bytes are read, so payload and ICRC may live elsewhere (skb fragments).
+ * bytes are read (SROCE_MAX_EXT_HDR_LEN when ext is not 0), so payload
+ * and ICRC may live elsewhere (skb fragments).
  * Checks everything that does not need the QP: opcode known, TVer, P_Key
  * against pkey, header and pad lengths, 4-byte alignment, payload only on
  * opcodes that carry one, payload not above SROCE_MAX_PMTU.
  * The ICRC is checked separately (icrc.h).
+ *
+ * ext: the SXH flags (enum sroce_sxh_flag) agreed with the sender.  0:
+ * plain IBTA, every extension opcode is unknown (SROCE_RX_BAD_OPCODE),
+ * exactly as for a peer that never heard of them.  Otherwise extension
+ * opcodes are valid too, and their SXH is checked: version, a flag
+ * outside ext or not known to this version (SROCE_RX_SXH_FLAGS), length
+ * field, the fields the opcode needs (SROCE_RX_BAD_SXH).
  */
-enum sroce_rx_reason sroce_pkt_parse(struct sroce_pkt *pkt, const u8 *bth,
-				     u32 len, u16 pkey);
+enum sroce_rx_reason sroce_pkt_parse_ext(struct sroce_pkt *pkt, const u8 *bth,
+					 u32 len, u16 pkey, u16 ext);
+
+/* Plain IBTA: no extension agreed */
+static inline enum sroce_rx_reason sroce_pkt_parse(struct sroce_pkt *pkt,
+						   const u8 *bth, u32 len,
+						   u16 pkey)
+{
+	return sroce_pkt_parse_ext(pkt, bth, len, pkey, 0);
+}
 
 /*
  * The checks that need the destination QP: the opcode belongs to the QP's
@@ -65,17 +89,30 @@ enum sroce_rx_reason sroce_pkt_parse(struct sroce_pkt *pkt, const u8 *bth,
 enum sroce_rx_reason sroce_pkt_check_qp(const struct sroce_pkt *pkt,
 					enum sroce_transport qpt, u32 pmtu);
 
+/*
+ * Offset of header h from the BTH in a packet of opcode info whose SXH
+ * fields take extra bytes; 0 when absent.
+ */
+static inline u32 sroce_hdr_off(const struct sroce_opcode_info *info,
+				enum sroce_hdr h, u32 extra)
+{
+	u32 off = info->off[h];
+
+	return off && h > SROCE_HDR_SXH ? off + extra : off;
+}
+
 static inline const u8 *sroce_pkt_ext(const struct sroce_pkt *pkt,
 				      enum sroce_hdr h)
 {
-	u8 off = pkt->info->off[h];
+	u32 off = sroce_hdr_off(pkt->info, h,
+				pkt->hdr_len - pkt->info->hdr_len);
 
 	return off ? pkt->hdr + off : NULL;
 }
 
 static inline const u8 *sroce_pkt_payload(const struct sroce_pkt *pkt)
 {
-	return pkt->hdr + pkt->info->hdr_len;
+	return pkt->hdr + pkt->hdr_len;
 }
 
 /* Offset of the ICRC from the BTH */
@@ -95,12 +132,17 @@ struct sroce_hdrs {
 	u64 atmack;		/* AtomicAckETH original value */
 	u32 imm;		/* ImmDt, big-endian value of the 4 bytes */
 	u32 ieth_rkey;		/* IETH */
+	struct sroce_sxh sxh;	/* extension opcodes */
 };
+
+/* Length of the headers sroce_hdrs_build() writes; 0 if it cannot */
+u32 sroce_hdrs_len(const struct sroce_hdrs *h);
 
 /*
  * Writes the BTH and the extension headers of h->bth.opcode (the CNP's
  * reserved bytes as zeroes) into buf of cap bytes.  Returns their length,
- * or 0 for an unknown opcode or a too small buffer.
+ * or 0 for an unknown opcode, an SXH with unknown flags or without the
+ * fields its opcode needs, or a too small buffer.
  */
 u32 sroce_hdrs_build(u8 *buf, u32 cap, const struct sroce_hdrs *h);
 

@@ -18,5 +18,7 @@
 #include "rc.h"
 #include "seg.h"
 #include "wr.h"
+#include "sack.h"
+#include "sxh.h"
 
 #endif /* SROCE_PROTO_H */

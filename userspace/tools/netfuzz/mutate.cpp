@@ -68,7 +68,7 @@ std::string rx_err_counter(int reason)
 		"",	   "truncated", "ip_version", "ip_hdr",	   "ip_len",
 		"not_udp", "udp_port",	"udp_len",    "opcode",	   "tver",
 		"pkey",	   "len",	"pad",	      "transport", "over_mtu",
-		"seg_len", "icrc",
+		"seg_len", "icrc",	"sxh",	      "sxh_flags",
 	};
 	static_assert(sizeof(names) / sizeof(names[0]) == SROCE_RX_REASON_NR);
 	if (reason <= 0 || reason >= SROCE_RX_REASON_NR)

@@ -248,7 +248,10 @@ static bool sroce_ext_wire_ok(const struct ib_vendor_mad *mad,
 {
 	const struct sroce_hello_wire *h = (const void *)mad->data;
 
-	return mad->mad_hdr.attr_id == cpu_to_be16(SROCE_EXT_ATTR_HELLO) &&
+	/* Whole: the MAD core reads a short datagram's buffer to 256 bytes. */
+	return wc->byte_len >= sizeof(struct ib_grh) + IB_MGMT_VENDOR_HDR +
+			       sizeof(*h) &&
+	       mad->mad_hdr.attr_id == cpu_to_be16(SROCE_EXT_ATTR_HELLO) &&
 	       !mad->mad_hdr.attr_mod &&
 	       h->version == SROCE_EXT_VERSION &&
 	       !h->reserved[0] && !h->reserved[1] && !h->reserved[2] &&

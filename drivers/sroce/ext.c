@@ -398,7 +398,8 @@ static enum sroce_counter sroce_ext_recv_resp(struct sroce_dev *sdev,
  * answers a peer's Get (or drops it), consumes the answers to ours.
  * Everything else, and everything on a device without an agent, goes on
  * to the MAD core, which answers a Get of a class nobody registered
- * "unsupported".  No PMA: the core's port counters (sysfs) get nothing.
+ * "unsupported".  No PMA: the port counters the core's sysfs offers a
+ * device with a process_mad (ports/1/counters/) read EINVAL.
  *
  * Return: IB_MAD_RESULT_* flags.
  */

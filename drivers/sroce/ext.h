@@ -31,8 +31,8 @@ enum sroce_ext_feature {
 /**
  * struct sroce_ext_dev - a device's side of the negotiation
  * @lock: guards @agent; taken with interrupts off, never across a sleep
- * @agent: the MAD agent of class 0x30 on port 1, NULL when the device
- *	has none (added with sroce.ext=0, or its client is being removed)
+ * @agent: the send-only MAD agent of port 1, NULL when the device has
+ *	none (added with sroce.ext=0, or its client is being removed)
  * @epoch: numbers the RTRs of the device's QPs, so that an answer to an
  *	older hello (or to a QP destroyed since, whose number came back)
  *	never counts for a QP

@@ -68,6 +68,20 @@ std::vector<std::uint8_t> hello_mad(const hello_fields &f, std::uint32_t tid)
 	return m;
 }
 
+/* The MAD as A's GSI QP would send it to B's QP1: UD SEND ONLY. */
+bool send_mad(const forger &f, const std::vector<std::uint8_t> &mad)
+{
+	sroce_hdrs h{};
+
+	h.bth.opcode = SROCE_OP_UD_SEND_ONLY;
+	h.bth.pkey = SROCE_DEFAULT_PKEY;
+	h.bth.dqpn = 1;
+	h.deth.qkey = gsi_qkey;
+	h.deth.sqpn = 1;
+	return f.send(
+		f.frame(h, mad.data(), static_cast<std::uint32_t>(mad.size())));
+}
+
 } /* namespace */
 
 bool ext_forged_hello(device &a, device &b)
@@ -111,35 +125,13 @@ bool ext_forged_hello(device &a, device &b)
 	const long long agreed = hw_counter(b, "ext_agreements");
 	std::uint32_t tid = 0x70000000;
 	for (const auto &c : bad) {
-		sroce_hdrs h{};
-
 		ktap::note("forged hello: %s", c.what);
-		h.bth.opcode = SROCE_OP_UD_SEND_ONLY;
-		h.bth.pkey = SROCE_DEFAULT_PKEY;
-		h.bth.dqpn = 1;
-		h.deth.qkey = gsi_qkey;
-		h.deth.sqpn = 1;
-		const auto mad = hello_mad(c.h, ++tid);
-		REQUIRE(f.send(
-			f.frame(h, mad.data(),
-				static_cast<std::uint32_t>(mad.size()))));
+		REQUIRE(send_mad(f, hello_mad(c.h, ++tid)));
 	}
 	CHECK(counter_moved_by(b, "ext_hello_dropped", dropped,
 			       static_cast<long long>(bad.size())));
 	/* The control: a well-formed one is answered (again), agrees nothing new. */
-	{
-		sroce_hdrs h{};
-
-		h.bth.opcode = SROCE_OP_UD_SEND_ONLY;
-		h.bth.pkey = SROCE_DEFAULT_PKEY;
-		h.bth.dqpn = 1;
-		h.deth.qkey = gsi_qkey;
-		h.deth.sqpn = 1;
-		const auto mad = hello_mad(good, ++tid);
-		REQUIRE(f.send(
-			f.frame(h, mad.data(),
-				static_cast<std::uint32_t>(mad.size()))));
-	}
+	REQUIRE(send_mad(f, hello_mad(good, ++tid)));
 	CHECK(counter_moved_by(b, "ext_hello_replied", replied, 1));
 	usleep(300000);
 	const long long d = hw_counter(b, "ext_hello_dropped") - dropped;

@@ -214,6 +214,13 @@ test_rmmod() {
 	sroce_pair_rmmod
 }
 
+# Forged SroceHello MADs (issue #36, Documentation/protocol.md): each
+# wrong in one way, dropped and counted, never answered, no agreement.
+test_ext() {
+	selected ext
+	hostile ext-forged-hello
+}
+
 cases() {
 	run_setup "module, veth and two devices set up" test_setup
 	run_test "F1: duplicate READs cannot exhaust the responder's resources" test_f1
@@ -229,6 +236,7 @@ cases() {
 	run_test "R2-9: a privileged Q_Key is refused without CAP_NET_RAW" test_r2_qkey_unprivileged
 	run_test "R2-4: a long READ's responder gives its CPU's workqueue back" test_r2_responder_yields
 	run_test "AW: atomic writes of another length are refused, duplicates never executed" test_aw
+	run_test "EXT: forged SroceHello MADs are dropped and counted, never answered" test_ext
 	run_test "rmmod after the hostile cases is clean" test_rmmod
 }
 ktap_run cases

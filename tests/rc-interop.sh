@@ -139,6 +139,45 @@ test_sroce_counters() {
 	rdma statistic show link rxe0/1 || true
 }
 
+# The one thing sroce adds on the wire towards an IBTA peer is its hello
+# (Documentation/protocol.md, "Discovery"): a pingpong with the server on
+# sroce, whose QP says hello at RTR, captured on rdma_rxe's veth.  Every
+# packet is RC (opcodes 0x00-0x1f) to a QP other than 1, or a UD SEND ONLY
+# to QP1: sroce's Get and the answer of rdma_rxe's MAD core, which knows no
+# class 0x30 and says "unsupported"; sroce counts that as a refusal, not a
+# timeout, agrees on nothing, and the data is verified as always.
+test_ext_rxe() {
+	local snap pcap=/tmp/ext-rxe.pcap pid rows op qp mads=0 rc_pkts=0 bad='' rc=0
+	path_mtu 1024 rxe0 sroce1
+	tcpdump -i v0 -s 0 -U -w "$pcap" udp port 4791 2> /tmp/ext-tcpdump.err &
+	pid=$!
+	wait_for 10 grep -q listening /tmp/ext-tcpdump.err
+	snap=$(hw_snapshot sroce1)
+	(pingpong sroce 1024 4096 50) || rc=$?
+	sleep 1
+	kill -INT "$pid"
+	wait "$pid" || true
+	[ "$rc" = 0 ] || fail "the pingpong failed"
+	hw_expect "$snap" sroce1 ext_hello_sent=1 ext_hello_refused=1 \
+		ext_hello_accepted=0 ext_hello_timeouts=0 ext_hello_replied=0 \
+		ext_agreements=0
+	rows=$(tshark -r "$pcap" -T fields -e infiniband.bth.opcode \
+		-e infiniband.bth.destqp)
+	while read -r op qp; do
+		if [ "$op" = 100 ] && [ "$((qp))" = 1 ]; then
+			mads=$((mads + 1))
+		elif [ -n "$op" ] && [ "$op" -lt 32 ] && [ "$((qp))" != 1 ]; then
+			rc_pkts=$((rc_pkts + 1))
+		else
+			bad="$bad $op/$qp"
+		fi
+	done <<< "$rows"
+	echo "captured: $rc_pkts RC packets, $mads MADs to QP1, others:${bad:- none}"
+	[ -z "$bad" ] || fail "packets neither RC nor MADs to QP1:$bad"
+	[ "$mads" -ge 2 ] || fail "expected sroce's hello and rdma_rxe's answer, saw $mads MADs"
+	[ "$rc_pkts" -ge 200 ] || fail "expected the pingpong's 200 RC packets or more, saw $rc_pkts"
+}
+
 cases() {
 	run_setup "rdma_rxe in init_net, sroce in a namespace" test_setup
 	run_test "ibv_rc_pingpong MTU 1024, rdma_rxe server, sroce client" test_pp_1024 rxe
@@ -151,6 +190,7 @@ cases() {
 	run_test "ib_send_bw, sroce server, rdma_rxe client" test_send_bw sroce
 	run_test "ib_send_lat, rdma_rxe server, sroce client" test_send_lat rxe
 	run_test "ib_send_lat, sroce server, rdma_rxe client" test_send_lat sroce
+	run_test "SroceHello towards rdma_rxe: refused by its MAD core, no agreement, the only non-RC packets are MADs to QP1" test_ext_rxe
 	run_test "sroce counted rdma_rxe's packets as valid" test_sroce_counters
 	run_test "rmmod sroce and rdma_rxe" rxe_sroce_rmmod
 }

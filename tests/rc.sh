@@ -165,6 +165,76 @@ test_counters() {
 	hw_no_rx_errors sroce0 sroce1
 }
 
+# The negotiation between sroce peers (SroceHello on QP1,
+# Documentation/protocol.md): after an ibv_rc_pingpong each side's QP
+# said hello once, had it answered and answered the peer's, and agreed
+# (on version 1 and no feature: none is offered yet).  The server's hello
+# reaches the client's QP before it is RTR: dropped there, and answered
+# on the MAD layer's retry 200 ms later, hence a pingpong that lasts, and
+# a second for the last retries to settle before the counters are read.
+test_ext_agree() {
+	local snap d
+	snap=$(hw_snapshot sroce0 sroce1)
+	pingpong 1024 4096 1000
+	sleep 1
+	for d in sroce0 sroce1; do
+		hw_expect "$snap" "$d" ext_hello_sent=1 ext_hello_accepted=1 \
+			ext_hello_replied=1 ext_agreements=1 ext_hello_refused=0 \
+			ext_hello_timeouts=0
+	done
+}
+
+# The same over the RDMA CM: rping (300 pings, data verified).  The
+# passive side (the server, on sroce1) enters RTR on accepting, before it
+# sends the REP: its hello reaches the client's QP while it is still
+# INIT, and is dropped there; the MAD layer's retry is answered once the
+# REP moved the client's QP to RTR, and both ends agree.
+test_ext_cm() {
+	local snap d
+	path_mtu 1024 sroce0 sroce1
+	snap=$(hw_snapshot sroce0 sroce1)
+	PORT=$((PORT + 1))
+	run_pair ns cm rping -s -a "$IP1" -p "$PORT" -C 300 -V \
+		-- rping -c -a "$IP1" -p "$PORT" -C 300 -V
+	sleep 1
+	hw_moved "$snap"
+	hw_at_least "$snap" sroce0 ext_hello_dropped 1
+	for d in sroce0 sroce1; do
+		hw_expect "$snap" "$d" ext_hello_sent=1 ext_hello_accepted=1 \
+			ext_agreements=1 ext_hello_refused=0 ext_hello_timeouts=0
+	done
+}
+
+# remake_sroce1 EXT: sroce1 deleted and added again with sroce.ext=EXT
+# (the parameter is read when a device is added), the parameter back on.
+remake_sroce1() {
+	rdma_links_delete sroce1
+	echo "$1" > /sys/module/sroce/parameters/ext
+	ip netns exec "$NS" rdma link add sroce1 type sroce netdev v1 ||
+		{ echo 1 > /sys/module/sroce/parameters/ext; return 1; }
+	echo 1 > /sys/module/sroce/parameters/ext
+	wait_for 10 has_gid sroce1 "::ffff:$IP1"
+	wait_for 10 has_gid sroce1 "$IP6_1"
+}
+
+# sroce.ext=0 at one end: sroce1, added so, has no MAD agent of the class,
+# so the MAD core answers sroce0's hello "unsupported" as on an IBTA port
+# and sroce1 says no hello; nobody agrees, and the data is verified as
+# always.  sroce1 is then made again with extensions on.
+test_ext_off() {
+	local snap rc=0
+	remake_sroce1 0
+	snap=$(hw_snapshot sroce0 sroce1)
+	pingpong 1024 4096 50 || rc=$?
+	sleep 1
+	hw_expect "$snap" sroce0 ext_hello_sent=1 ext_hello_refused=1 \
+		ext_hello_accepted=0 ext_hello_timeouts=0 ext_agreements=0 || rc=1
+	hw_expect "$snap" sroce1 ext_hello_sent=0 ext_hello_replied=0 \
+		ext_hello_dropped=0 ext_agreements=0 || rc=1
+	remake_sroce1 1
+	return "$rc"
+}
+
 # Nothing of the test programs is left, then the module goes cleanly.
 test_rmmod() {
 	rdma resource show
@@ -182,6 +252,9 @@ cases() {
 	run_test "ibv_rc_pingpong, MTU 4096, 64 KiB" pingpong 4096 65536 20
 	run_test "ibv_rc_pingpong, MTU 4096, 1 MiB" pingpong 4096 1048576 5
 	run_test "ibv_rc_pingpong over IPv6 GIDs, 64 KiB" pingpong 1024 65536 20 ipv6
+	run_test "SroceHello: a pingpong's QPs agree at both ends (counters)" test_ext_agree
+	run_test "SroceHello over the RDMA CM: rping's QPs agree despite the passive side's early hello" test_ext_cm
+	run_test "SroceHello: sroce.ext=0 at one end: refused as by IBTA, no agreement, data verified" test_ext_off
 	run_test "ib_send_bw 64 KiB" perftest ib_send_bw 65536 100
 	run_test "ib_send_bw 64 B" perftest ib_send_bw 64 500
 	run_test "ib_send_bw 4 KiB, events" perftest ib_send_bw 4096 200 -e

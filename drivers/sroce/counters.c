@@ -67,6 +67,13 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	[SROCE_CNT_TX_RUNS] = { .name = "tx_runs" },
 	[SROCE_CNT_READ_PIECES] = { .name = "read_pieces" },
 	[SROCE_CNT_RESP_YIELDS] = { .name = "resp_yields" },
+	[SROCE_CNT_EXT_HELLO_SENT] = { .name = "ext_hello_sent" },
+	[SROCE_CNT_EXT_HELLO_ACCEPTED] = { .name = "ext_hello_accepted" },
+	[SROCE_CNT_EXT_HELLO_REFUSED] = { .name = "ext_hello_refused" },
+	[SROCE_CNT_EXT_HELLO_TIMEOUTS] = { .name = "ext_hello_timeouts" },
+	[SROCE_CNT_EXT_HELLO_REPLIED] = { .name = "ext_hello_replied" },
+	[SROCE_CNT_EXT_HELLO_DROPPED] = { .name = "ext_hello_dropped" },
+	[SROCE_CNT_EXT_AGREED] = { .name = "ext_agreements" },
 };
 
 /**

@@ -62,6 +62,14 @@ enum sroce_counter {
 	SROCE_CNT_TX_RUNS,		/* skbs given to the IP layer (net.c) */
 	SROCE_CNT_READ_PIECES,		/* READ requests for part of the rest */
 	SROCE_CNT_RESP_YIELDS,		/* responder work items requeued */
+	/* The negotiation with sroce peers (ext.c) */
+	SROCE_CNT_EXT_HELLO_SENT,	/* Get(SroceHello) posted */
+	SROCE_CNT_EXT_HELLO_ACCEPTED,	/* ... answered GetResp, status 0 */
+	SROCE_CNT_EXT_HELLO_REFUSED,	/* ... answered with an error status */
+	SROCE_CNT_EXT_HELLO_TIMEOUTS,	/* ... not answered after the retries */
+	SROCE_CNT_EXT_HELLO_REPLIED,	/* peers' Gets answered */
+	SROCE_CNT_EXT_HELLO_DROPPED,	/* hellos received and dropped */
+	SROCE_CNT_EXT_AGREED,		/* QPs that agreed with their peer */
 	SROCE_CNT_NR,
 };
 

@@ -84,6 +84,7 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	sroce_key_table_init(sdev);
 	sroce_mcast_init(sdev);
 	sroce_flows_init(sdev);
+	sroce_ext_dev_init(sdev);
 	ret = sroce_counters_alloc(sdev);
 	if (ret)
 		goto err_dealloc;

@@ -166,11 +166,20 @@ static int __init sroce_mod_init(void)
 		goto err_net_exit;
 	}
 
+	/* Before any device: its MAD agent comes with the client's add. */
+	ret = sroce_ext_init();
+	if (ret) {
+		pr_err("cannot register the extensions' client: %d\n", ret);
+		goto err_notifier;
+	}
+
 	rdma_link_register(&sroce_link_ops);
 
 	pr_info("loaded\n");
 	return 0;
 
+err_notifier:
+	unregister_netdevice_notifier(&sroce_netdev_notifier);
 err_net_exit:
 	sroce_socket_exit();
 err_pools:
@@ -193,6 +202,8 @@ static void __exit sroce_mod_exit(void)
 	 * disappears meanwhile still has its device removed.
 	 */
 	ib_unregister_driver(SROCE_DRIVER_ID);
+	/* Every device's client data went with it. */
+	sroce_ext_exit();
 	/* No device left: the notifier has nothing more to find. */
 	unregister_netdevice_notifier(&sroce_netdev_notifier);
 	/*

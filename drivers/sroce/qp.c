@@ -545,7 +545,8 @@ int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_res *ring = NULL;
 	struct sroce_nfy nfy = {};
-	enum ib_qp_state cur, next;
+	struct sroce_ext_hello hello = {};
+	enum ib_qp_state cur, next, prev;
 	unsigned long flags;
 	bool kick = false;
 
@@ -578,6 +579,7 @@ int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	sroce_qp_apply(qp, attr, mask);
 	ring = sroce_resp_res_install(qp, ring);
+	prev = qp->state;
 	if (mask & IB_QP_STATE) {
 		switch (next) {
 		case IB_QPS_RESET:
@@ -596,11 +598,14 @@ int sroce_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			break;
 		}
 		qp->attr.qp_state = qp->state;
+		sroce_ext_qp_state(qp, prev, &hello);
 	}
 out_unlock:
 	spin_unlock_irqrestore(&qp->lock, flags);
 	kvfree(ring);
 	sroce_qp_notify(&nfy);
+	/* Not under the QP's lock: the MAD layer takes its own. */
+	sroce_ext_send_hello(qp->sdev, &hello);
 	if (kick)
 		sroce_req_kick(qp);
 	return ret;

@@ -17,6 +17,7 @@
 #include <rdma/sroce-abi.h>
 
 #include "ah.h"
+#include "ext.h"
 #include "param.h"
 #include "proto/opcode.h"
 #include "queue.h"
@@ -249,6 +250,8 @@ struct sroce_qp_slot {
  *	rings, and none of the engines; NULL for every other QP.  Constant
  * @mcast: UD: the QP's multicast attachments (mcast.c), under the
  *	device's mcast.lock
+ * @ext: the negotiation with the peer (ext.c, its only writer, under
+ *	@lock): the extensions agreed, none before an agreement
  *
  * The core allocates it (kzalloc) for every QP: 2432 bytes with Debian
  * 6.1's struct ib_qp (360 of them @odp_fault), over the 2 KiB slab class,
@@ -290,6 +293,7 @@ struct sroce_qp {
 	struct ib_xrcd *xrcd;
 	struct sroce_rss *rss;
 	struct list_head mcast;
+	struct sroce_ext_qp ext;
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)

@@ -15,6 +15,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "ext.h"
 #include "flow.h"
 #include "mcast.h"
 #include "param.h"
@@ -110,6 +111,7 @@ struct sroce_dev {
 	struct net *net;
 	struct sroce_stats __percpu *stats;
 	struct sroce_flows flows;
+	struct sroce_ext_dev ext;
 };
 
 /**

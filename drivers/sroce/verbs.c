@@ -80,6 +80,9 @@ const struct ib_device_ops sroce_dev_ops = {
 	.destroy_ah = sroce_ah_destroy,
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 
+	/* ext.c: the MADs of the SroceHello class, ahead of any agent */
+	.process_mad = sroce_ext_process_mad,
+
 	/* mw.c */
 	.alloc_mw = sroce_mw_alloc,
 	.dealloc_mw = sroce_mw_dealloc,

@@ -55,6 +55,25 @@ hw_at_least() {
 	fail "no counter $2/$3 in the snapshot"
 }
 
+# hw_expect SNAPSHOT DEV NAME=N...: each counter NAME of DEV moved by
+# exactly N since SNAPSHOT.
+hw_expect() {
+	local snap=$1 dev=$2 kv d c v now
+	shift 2
+	for kv in "$@"; do
+		now=
+		while read -r d c v; do
+			[ "$d $c" = "$dev ${kv%=*}" ] || continue
+			read -r now < "$HW_SYSFS/$d/ports/1/hw_counters/$c"
+			now=$((now - v))
+			break
+		done <<< "$snap"
+		[ -n "$now" ] || fail "no counter $dev/${kv%=*} in the snapshot"
+		echo "$dev ${kv%=*}: +$now (${kv#*=} expected)"
+		[ "$now" = "${kv#*=}" ] || fail "$dev ${kv%=*} moved by $now, expected ${kv#*=}"
+	done
+}
+
 # hw_traffic_counted SNAPSHOT DEV PACKETS BYTES: since SNAPSHOT DEV received
 # at least PACKETS packets for its QPs (rx_qp) with BYTES bytes (rx_bytes)
 # and sent at least PACKETS (tx_packets).

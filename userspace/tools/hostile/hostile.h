@@ -113,6 +113,9 @@ bool f9_reserved_aeth(device &a, device &b);
 bool aw_length(device &a, device &b);
 bool aw_replay(device &a, device &b);
 
+/* ext_hello.cpp: forged SroceHello MADs (issue #36) */
+bool ext_forged_hello(device &a, device &b);
+
 /* local.cpp */
 bool f2_rewound_producer(device &a, device &b);
 bool f5_requester_budget(device &a, device &b);

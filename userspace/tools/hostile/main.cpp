@@ -47,6 +47,7 @@ constexpr check checks[] = {
 	{"r2-responder-yields", r2_responder_yields},
 	{"aw-length", aw_length},
 	{"aw-replay", aw_replay},
+	{"ext-forged-hello", ext_forged_hello},
 };
 
 void describe(const device &d)

@@ -46,6 +46,7 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	SROCE_RX_ERR_DESC(SROCE_RX_BAD_SXH, "sxh"),
 	SROCE_RX_ERR_DESC(SROCE_RX_SXH_FLAGS, "sxh_flags"),
 	[SROCE_CNT_TX_PACKETS] = { .name = "tx_packets" },
+	[SROCE_CNT_TX_BYTES] = { .name = "tx_bytes" },
 	[SROCE_CNT_RETRANSMITS] = { .name = "retransmits" },
 	[SROCE_CNT_TIMEOUTS] = { .name = "ack_timeouts" },
 	[SROCE_CNT_RTO_PROBES] = { .name = "rto_probes" },
@@ -131,12 +132,27 @@ struct rdma_hw_stats *sroce_counters_alloc_port(struct ib_device *ibdev,
 int sroce_counters_query(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 			 u32 port, int index)
 {
-	struct sroce_dev *sdev = to_sdev(ibdev);
-	u64 sum[SROCE_CNT_NR] = {};
+	u64 sum[SROCE_CNT_NR];
+	int i;
+
+	sroce_counters_sum(to_sdev(ibdev), sum);
+	for (i = 0; i < SROCE_CNT_NR && i < stats->num_counters; i++)
+		stats->value[i] = sum[i];
+	return i;
+}
+
+/**
+ * sroce_counters_sum() - every counter of @sdev summed over the CPUs
+ * @sdev: the device
+ * @sum: SROCE_CNT_NR values, filled in
+ */
+void sroce_counters_sum(struct sroce_dev *sdev, u64 *sum)
+{
 	u64 val[SROCE_CNT_NR];
 	unsigned int start;
 	int cpu, i;
 
+	memset(sum, 0, sizeof(*sum) * SROCE_CNT_NR);
 	for_each_possible_cpu(cpu) {
 		const struct sroce_stats *s = per_cpu_ptr(sdev->stats, cpu);
 
@@ -148,7 +164,4 @@ int sroce_counters_query(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		for (i = 0; i < SROCE_CNT_NR; i++)
 			sum[i] += val[i];
 	}
-	for (i = 0; i < SROCE_CNT_NR && i < stats->num_counters; i++)
-		stats->value[i] = sum[i];
-	return i;
 }

@@ -41,6 +41,7 @@ enum sroce_counter {
 	/* SROCE_CNT_RX_ERR + reason - 1 for reason != SROCE_RX_OK */
 	SROCE_CNT_RX_ERR,
 	SROCE_CNT_TX_PACKETS = SROCE_CNT_RX_ERR + SROCE_RX_REASON_NR - 1,
+	SROCE_CNT_TX_BYTES,		/* their UDP payload, as rx_bytes */
 	SROCE_CNT_RETRANSMITS,		/* packets sent again */
 	SROCE_CNT_TIMEOUTS,		/* local ACK timeouts */
 	SROCE_CNT_RTO_PROBES,		/* resends before the ACK timeout */
@@ -136,6 +137,7 @@ int sroce_counters_alloc(struct sroce_dev *sdev);
 void sroce_counters_free(struct sroce_dev *sdev);
 struct rdma_hw_stats *sroce_counters_alloc_port(struct ib_device *ibdev,
 						u32 port);
+void sroce_counters_sum(struct sroce_dev *sdev, u64 *sum);
 int sroce_counters_query(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 			 u32 port, int index);
 

@@ -391,15 +391,14 @@ static enum sroce_counter sroce_ext_recv_resp(struct sroce_dev *sdev,
 }
 
 /**
- * sroce_ext_process_mad() - ops.process_mad: the MAD core offers every MAD
- * received on QP1 here first
+ * sroce_ext_process_mad() - the MADs of the class, from ops.process_mad
+ * (mad.c), where the MAD core offers every MAD received on QP1 first
  *
  * Takes the MADs of our class and OUI when the device has an agent:
  * answers a peer's Get (or drops it), consumes the answers to ours.
  * Everything else, and everything on a device without an agent, goes on
  * to the MAD core, which answers a Get of a class nobody registered
- * "unsupported".  No PMA: the port counters the core's sysfs offers a
- * device with a process_mad (ports/1/counters/) read EINVAL.
+ * "unsupported".
  *
  * Return: IB_MAD_RESULT_* flags.
  */

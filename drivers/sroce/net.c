@@ -167,6 +167,7 @@ static void sroce_net_out_run(struct sroce_dev *sdev, struct sk_buff *head,
 	skb_dst_set(head, dst_clone(dst));
 	local_bh_disable();
 	sroce_stats_add(sdev->stats, SROCE_CNT_TX_PACKETS, npkts);
+	sroce_stats_add(sdev->stats, SROCE_CNT_TX_BYTES, head->len - nhl);
 	sroce_stats_inc(sdev->stats, SROCE_CNT_TX_RUNS);
 	local_bh_enable();
 	/* The device holds its namespace's sockets: they cannot go away. */

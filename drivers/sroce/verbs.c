@@ -10,6 +10,7 @@
 #include "sroce.h"
 #include "qp.h"
 #include "counters.h"
+#include "mad.h"
 
 const struct ib_device_ops sroce_dev_ops = {
 	.owner = THIS_MODULE,
@@ -81,7 +82,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 
 	/* ext.c: the MADs of the SroceHello class, ahead of any agent */
-	.process_mad = sroce_ext_process_mad,
+	.process_mad = sroce_process_mad,
 
 	/* mw.c */
 	.alloc_mw = sroce_mw_alloc,

@@ -109,6 +109,23 @@ static bool sroce_ext_agree(struct sroce_qp *qp)
 	return true;
 }
 
+/* What sroce_ext_send_hello() needs of @qp, copied under its lock. */
+static void sroce_ext_hello_copy(struct sroce_qp *qp,
+				 struct sroce_ext_hello *hello)
+{
+	const struct ib_qp_attr *a = &qp->attr;
+
+	lockdep_assert_held(&qp->lock);
+	hello->ah_attr = a->ah_attr;
+	hello->ah_attr.grh.sgid_attr = NULL;
+	hello->pkey_index = a->pkey_index;
+	hello->qpn = qp->ibqp.qp_num;
+	hello->dest_qpn = a->dest_qp_num;
+	hello->sq_psn = a->sq_psn;
+	hello->rq_psn = a->rq_psn;
+	hello->epoch = qp->ext.epoch;
+}
+
 /**
  * sroce_ext_qp_state() - a QP changes state: forget, and maybe say hello
  * @qp: the QP, its lock held, its new state set
@@ -123,7 +140,6 @@ void sroce_ext_qp_state(struct sroce_qp *qp, enum ib_qp_state prev,
 			struct sroce_ext_hello *hello)
 {
 	struct sroce_dev *sdev = qp->sdev;
-	const struct ib_qp_attr *a = &qp->attr;
 
 	lockdep_assert_held(&qp->lock);
 	hello->epoch = 0;
@@ -141,14 +157,7 @@ void sroce_ext_qp_state(struct sroce_qp *qp, enum ib_qp_state prev,
 	} while (!qp->ext.epoch);
 	if (!READ_ONCE(sdev->ext.agent))
 		return;	/* read again under ext.lock before use */
-	hello->ah_attr = a->ah_attr;
-	hello->ah_attr.grh.sgid_attr = NULL;
-	hello->pkey_index = a->pkey_index;
-	hello->qpn = qp->ibqp.qp_num;
-	hello->dest_qpn = a->dest_qp_num;
-	hello->sq_psn = a->sq_psn;
-	hello->rq_psn = a->rq_psn;
-	hello->epoch = qp->ext.epoch;
+	sroce_ext_hello_copy(qp, hello);
 }
 
 static void sroce_ext_fill(struct ib_mad_send_buf *msg, u8 method,
@@ -279,6 +288,11 @@ static bool sroce_ext_qp_matches(struct sroce_qp *qp, u32 peer_qpn,
  * A peer's Get: fill @out with the answer if it names one of our
  * connected QPs consistently.  Return: true to answer, false to drop (the
  * MAD layer of an early peer retries).
+ *
+ * A peer that sends its Get is connected: if our own Get is unanswered
+ * (the peer dropped it, not connected yet when it came), it is sent again
+ * now, once per connection, rather than on the MAD layer's retry 200 ms
+ * later, which a short connection never sees.
  */
 static bool sroce_ext_recv_get(struct sroce_dev *sdev, const struct ib_wc *wc,
 			       const struct ib_grh *grh,
@@ -287,6 +301,7 @@ static bool sroce_ext_recv_get(struct sroce_dev *sdev, const struct ib_wc *wc,
 {
 	const struct sroce_hello_wire *h = (const void *)mad->data;
 	u32 sender = be32_to_cpu(h->sender_qpn);
+	struct sroce_ext_hello again = {};
 	struct sroce_hello_wire w = {};
 	bool ok = false, agreed = false;
 	union ib_gid sgid, dgid;
@@ -309,6 +324,10 @@ static bool sroce_ext_recv_get(struct sroce_dev *sdev, const struct ib_wc *wc,
 		qp->ext.peer_features = be32_to_cpu(h->features);
 		qp->ext.flags |= SROCE_EXT_GOT_GET;
 		agreed = sroce_ext_agree(qp);
+		if (!(qp->ext.flags & (SROCE_EXT_GOT_RESP | SROCE_EXT_PROMPTED))) {
+			qp->ext.flags |= SROCE_EXT_PROMPTED;
+			sroce_ext_hello_copy(qp, &again);
+		}
 		w.version = SROCE_EXT_VERSION;
 		w.features = cpu_to_be32(qp->ext.peer_features &
 					 SROCE_EXT_OFFERED);
@@ -324,12 +343,34 @@ static bool sroce_ext_recv_get(struct sroce_dev *sdev, const struct ib_wc *wc,
 		return false;
 	if (agreed)
 		sroce_ext_count(sdev, SROCE_CNT_EXT_AGREED);
+	sroce_ext_send_hello(sdev, &again);	/* nothing if again.epoch == 0 */
 	*out = *mad;
 	out->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
 	out->mad_hdr.status = 0;
 	memset(out->data, 0, sizeof(out->data));
 	memcpy(out->data, &w, sizeof(w));
 	return true;
+}
+
+/*
+ * The QP's hello was answered: its other Get of the same connection (the
+ * first one, or the one sroce_ext_recv_get() sent again) needs no answer
+ * any more; its answer, if one still comes, is dropped and counted.
+ */
+static void sroce_ext_cancel_others(struct sroce_dev *sdev, u32 qpn, u32 epoch)
+{
+	struct ib_mad_send_buf *msg;
+	unsigned long flags, tid;
+
+	spin_lock_irqsave(&sdev->ext.lock, flags);
+	xa_for_each(&sdev->ext.pending, tid, msg) {
+		if ((uintptr_t)msg->context[0] == qpn &&
+		    (uintptr_t)msg->context[1] == epoch) {
+			xa_erase(&sdev->ext.pending, tid);
+			ib_cancel_mad(msg);
+		}
+	}
+	spin_unlock_irqrestore(&sdev->ext.lock, flags);
 }
 
 /*
@@ -383,6 +424,8 @@ static enum sroce_counter sroce_ext_recv_resp(struct sroce_dev *sdev,
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
 	sroce_qp_put(qp);
+	if (ok)
+		sroce_ext_cancel_others(sdev, qpn, epoch);
 	if (!ok)
 		return SROCE_CNT_EXT_HELLO_DROPPED;
 	if (agreed)

@@ -52,6 +52,7 @@ struct sroce_ext_dev {
 #define SROCE_EXT_GOT_RESP	BIT(0)	/* the peer answered our Get */
 #define SROCE_EXT_GOT_GET	BIT(1)	/* the peer's own Get arrived */
 #define SROCE_EXT_AGREED	BIT(2)	/* both: @version, @features hold */
+#define SROCE_EXT_PROMPTED	BIT(3)	/* the peer's Get sent ours again */
 
 /**
  * struct sroce_ext_qp - a QP's side of the negotiation

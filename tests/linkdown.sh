@@ -178,6 +178,12 @@ tx_above() {
 # side (a0: sroce1's a1 loses carrier; b1: rxe0's b0 loses carrier): with
 # a QP timeout of 67 ms x 7 retries every QP ends in RETRY_EXC_ERR within
 # a second on a requester that spends its retries while the path is down.
+# The QPs towards rdma_rxe have 268 ms x 7 (1.9 s, still far shorter than
+# the outage): with 67 ms, one CI run (2026-12-02) saw sroce2's QP end in
+# RETRY_EXC_ERR within the 0.5 s after the link came back, while rxe0's
+# port was only being set active again (the next run passed); how long
+# rdma_rxe takes to answer again after its carrier returns is not
+# sroce's to shorten.
 test_outage() {
 	local tx0 tx2 rs rr
 	tx0=$(hw_counter sroce0 tx_packets)
@@ -185,7 +191,7 @@ test_outage() {
 	# Enough that neither ends before both are under way (8 MB/s or
 	# more each under TCG).
 	torture_bg sr sroce2 "$IPB1" rxe0 "$IPB0" --bytes 128M --one-way \
-		--deadline $((SECS + 120))
+		--timeout 16 --deadline $((SECS + 120))
 	torture_bg ss sroce0 "$IPA0" sroce1 "$IPA1" --bytes 128M \
 		--deadline $((SECS + 120))
 	traffic sr sroce2 "$tx2"
@@ -278,7 +284,7 @@ test_rmmod() {
 
 cases() {
 	run_setup "sroce0 <-> sroce1, sroce2 <-> rdma_rxe on two veths" test_setup
-	run_test "link down $SECS s mid-transfer, QP timeout 67 ms x 7: sroce<->sroce and sroce->rdma_rxe recover, all verified" test_outage
+	run_test "link down $SECS s mid-transfer, QP timeout 67 ms x 7 (268 ms x 7 to rdma_rxe): sroce<->sroce and sroce->rdma_rxe recover, all verified" test_outage
 	run_test "peer's address gone, path up: RETRY_EXC_ERR within the retry budget" test_peer_gone
 	run_test "link down, QPs destroyed before it comes back: no hang, nothing left" test_down_destroyed
 	run_test "rmmod sroce and rdma_rxe" test_rmmod

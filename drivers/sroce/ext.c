@@ -63,11 +63,6 @@ struct sroce_hello_wire {
 
 static_assert(sizeof(struct sroce_hello_wire) == 32);
 
-static struct sroce_dev *sroce_ext_sdev(struct ib_device *ibdev)
-{
-	return container_of(ibdev, struct sroce_dev, ibdev);
-}
-
 /* Count an event from process context (counters.h wants BHs off). */
 static void sroce_ext_count(struct sroce_dev *sdev, enum sroce_counter c)
 {
@@ -451,7 +446,7 @@ int sroce_ext_process_mad(struct ib_device *ibdev, int flags, u32 port,
 			  size_t *out_size, u16 *out_pkey_index)
 {
 	const struct ib_vendor_mad *mad = (const void *)in;
-	struct sroce_dev *sdev = sroce_ext_sdev(ibdev);
+	struct sroce_dev *sdev = to_sdev(ibdev);
 
 	if (!wc || !grh || !in || !out ||
 	    in->mad_hdr.mgmt_class != SROCE_EXT_CLASS)
@@ -516,7 +511,7 @@ static int sroce_ext_add(struct ib_device *ibdev)
 
 	if (ibdev->ops.driver_id != SROCE_DRIVER_ID || !READ_ONCE(ext))
 		return -EOPNOTSUPP;
-	sdev = sroce_ext_sdev(ibdev);
+	sdev = to_sdev(ibdev);
 	/* Sends only: no class registered (sroce_ext_process_mad()). */
 	agent = ib_register_mad_agent(ibdev, SROCE_PORT, IB_QPT_GSI, NULL, 0,
 				      sroce_ext_send_done, sroce_ext_recv, sdev,
@@ -534,7 +529,7 @@ static int sroce_ext_add(struct ib_device *ibdev)
 
 static void sroce_ext_remove(struct ib_device *ibdev, void *client_data)
 {
-	struct sroce_dev *sdev = sroce_ext_sdev(ibdev);
+	struct sroce_dev *sdev = to_sdev(ibdev);
 	struct ib_mad_agent *agent;
 	unsigned long flags;
 

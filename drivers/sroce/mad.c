@@ -21,12 +21,10 @@
 #include "ext.h"
 #include "mad.h"
 
-/* IBTA counters stop at their largest value rather than wrap. */
+/* IBTA's 16- and 32-bit counters stop at their largest value, not wrap. */
 static u64 sroce_pma_sat(u64 v, unsigned int bits)
 {
-	u64 max = bits == 64 ? U64_MAX : (1ULL << bits) - 1;
-
-	return min(v, max);
+	return min(v, (1ULL << bits) - 1);
 }
 
 /*

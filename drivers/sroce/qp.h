@@ -253,7 +253,7 @@ struct sroce_qp_slot {
  * @ext: the negotiation with the peer (ext.c, its only writer, under
  *	@lock): the extensions agreed, none before an agreement
  *
- * The core allocates it (kzalloc) for every QP: 2432 bytes with Debian
+ * The core allocates it (kzalloc) for every QP: 2456 bytes with Debian
  * 6.1's struct ib_qp (360 of them @odp_fault), over the 2 KiB slab class,
  * so in the 4 KiB one (tests/scale.sh measures an idle QP's memory).
  */

@@ -75,6 +75,11 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	[SROCE_CNT_EXT_HELLO_REPLIED] = { .name = "ext_hello_replied" },
 	[SROCE_CNT_EXT_HELLO_DROPPED] = { .name = "ext_hello_dropped" },
 	[SROCE_CNT_EXT_AGREED] = { .name = "ext_agreements" },
+	[SROCE_CNT_SR_HELD] = { .name = "sr_held" },
+	[SROCE_CNT_SACK_SENT] = { .name = "sack_sent" },
+	[SROCE_CNT_SACK_RCVD] = { .name = "sack_rcvd" },
+	[SROCE_CNT_SACK_BOGUS] = { .name = "sack_bogus" },
+	[SROCE_CNT_SR_RESENT] = { .name = "sr_resent" },
 };
 
 /**

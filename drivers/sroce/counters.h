@@ -71,6 +71,12 @@ enum sroce_counter {
 	SROCE_CNT_EXT_HELLO_REPLIED,	/* peers' Gets answered */
 	SROCE_CNT_EXT_HELLO_DROPPED,	/* hellos received and dropped */
 	SROCE_CNT_EXT_AGREED,		/* QPs that agreed with their peer */
+	/* selective repeat (#36) */
+	SROCE_CNT_SR_HELD,		/* requests held ahead of the expected PSN */
+	SROCE_CNT_SACK_SENT,		/* selective ACKs sent */
+	SROCE_CNT_SACK_RCVD,		/* selective ACKs taken */
+	SROCE_CNT_SACK_BOGUS,		/* selective ACKs refused: PSNs never sent */
+	SROCE_CNT_SR_RESENT,		/* lost packets sent again, one by one */
 	SROCE_CNT_NR,
 };
 

@@ -179,8 +179,8 @@ struct sroce_comp {
  *	reference, or NULL (xrc.c); set for the execution of one packet
  * @xrc_srqn: XRC TGT QP: the number of the SRQ @rwqe came from
  *	(resp_msg.c)
- * @sr_on: the peer sends with selective repeat (its first request with
- *	an SXH came): requests ahead of @epsn are held, ACKs are selective
+ * @sr_on: the peer sends with selective repeat (the last request came
+ *	with an SXH): requests ahead of @epsn are held, ACKs are selective
  *	(resp_sr.c)
  * @sr_held: those requests, in PSN order, at most SROCE_SACK_BITS PSNs
  *	after @epsn (resp_sr.c)

@@ -213,20 +213,26 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 		w->numbered = true;
 	}
 	/*
-	 * Selective repeat granted: a SEND or WRITE packet carries the SXH
-	 * with its offset in the message (a WRITE's each its RETH too), and
-	 * the peer holds it when it comes out of order (resp_sr.c).
+	 * Selective repeat granted: every request that has an extension
+	 * opcode carries the SXH (the atomic write has none), a SEND's and
+	 * a WRITE's with its offset in the message (a WRITE's each its RETH
+	 * too); the peer holds those when they come out of order
+	 * (resp_sr.c).
 	 */
 	sxh = sroce_qp_sack_tx(qp) &&
-	      (sroce_opcode_lookup(seg.opcode)->flags &
-	       (SROCE_OPF_SEND | SROCE_OPF_WRITE));
-	if (sxh) {
-		seg.opcode = sroce_opcode_sxh(seg.opcode);
-		h.sxh.flags = SROCE_SXH_OFFSET;
-		h.sxh.offset = qp->req.cur_off;
-	}
+	      (sroce_opcode_lookup(sroce_opcode_sxh(seg.opcode))->flags &
+	       SROCE_OPF_SXH);
 	info = sroce_opcode_lookup(seg.opcode);
-	hdr_len = info->hdr_len + (sxh ? SROCE_SXH_OFFSET_LEN : 0);
+	if (sxh) {
+		if (info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) {
+			h.sxh.flags = SROCE_SXH_OFFSET;
+			h.sxh.offset = qp->req.cur_off;
+		}
+		seg.opcode = sroce_opcode_sxh(seg.opcode);
+		info = sroce_opcode_lookup(seg.opcode);
+	}
+	hdr_len = info->hdr_len +
+		  (h.sxh.flags & SROCE_SXH_OFFSET ? SROCE_SXH_OFFSET_LEN : 0);
 	skb = sroce_net_alloc_skb(qp, hdr_len, seg.paylen, &hdr);
 	if (!skb)
 		return -ENOMEM;

@@ -387,7 +387,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 		break;
 	case SROCE_PSN_EXPECTED:
 		sroce_resp_exec(qp, skb, pkt, xrc_ok, &nfy);
-		if (qp->resp.sr_on)
+		if (!skb_queue_empty(&qp->resp.sr_held))
 			sroce_resp_sr_run(qp, &nfy);
 		break;
 	}

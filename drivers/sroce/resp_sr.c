@@ -4,9 +4,10 @@
  *
  * A peer that sends with selective repeat marks its requests with the
  * extension header (SXH, opcodes 0xc0 and up); recv.c lets them through
- * only to a QP whose answer to the peer's hello granted it (ext.h).  The
- * first one turns the responder to selective repeat for the connection
- * (sr_on), and from then on:
+ * only to a QP whose answer to the peer's hello granted it (ext.h).
+ * While the requests come so (sr_on: the last one did; a requester
+ * connected again after its hello failed sends IBTA's, and is answered
+ * so):
  *  - a SEND or WRITE packet ahead of the expected PSN, within the
  *    SROCE_SACK_BITS after it, is held (a reference on its skb) in PSN
  *    order instead of being dropped behind a sequence NAK;
@@ -47,16 +48,15 @@ static u32 sroce_sr_psn(const struct sk_buff *skb)
 }
 
 /**
- * sroce_resp_sr_begin() - a request arrived: turn selective repeat on
- *	for the connection if it has an SXH
+ * sroce_resp_sr_begin() - a request arrived: selective repeat is on while
+ *	the requests come with the SXH
  * @qp: the QP, lock held
  * @pkt: the request
  */
 void sroce_resp_sr_begin(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	lockdep_assert_held(&qp->lock);
-	if (pkt->info->flags & SROCE_OPF_SXH)
-		qp->resp.sr_on = true;
+	qp->resp.sr_on = pkt->info->flags & SROCE_OPF_SXH;
 }
 
 /**

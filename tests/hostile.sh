@@ -221,6 +221,14 @@ test_ext() {
 	hostile ext-forged-hello
 }
 
+# Selective repeat (issue #36): forged selective ACKs naming PSNs never
+# sent are refused whole and acknowledge nothing; to a pair that granted
+# no selective repeat (sroce.sr=0), SXH packets are unknown opcodes.
+test_sr() {
+	selected sr
+	hostile sr-
+}
+
 cases() {
 	run_setup "module, veth and two devices set up" test_setup
 	run_test "F1: duplicate READs cannot exhaust the responder's resources" test_f1
@@ -237,6 +245,7 @@ cases() {
 	run_test "R2-4: a long READ's responder gives its CPU's workqueue back" test_r2_responder_yields
 	run_test "AW: atomic writes of another length are refused, duplicates never executed" test_aw
 	run_test "EXT: forged SroceHello MADs are dropped and counted, never answered" test_ext
+	run_test "SR: forged selective ACKs are refused whole; SXH packets to a pair without selective repeat are unknown opcodes" test_sr
 	run_test "rmmod after the hostile cases is clean" test_rmmod
 }
 ktap_run cases

@@ -67,6 +67,9 @@ test_setup() {
 	[ -x "$NETFUZZ" ] || fail "$NETFUZZ is not built"
 	[ -x "$TORTURE" ] || fail "$TORTURE is not built"
 	sroce_pair "$IP0" "$IP1"
+	# The predictions take an extension opcode (sxh.h) to any QP for an
+	# unknown one: no victim may take selective repeat.
+	echo 0 > /sys/module/sroce/parameters/sr
 	# Nobody's peers, added once the devices use the first addresses.
 	ip addr add "$ALT0/24" dev v0
 	ip -n "$NS" addr add "$ALT1/24" dev v1

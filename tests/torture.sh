@@ -211,52 +211,115 @@ lossy() {
 	done
 }
 
-# profile NAME: the lossy profile NAME (test_NAME) unless
-# SROCE_TORTURE_PROFILES leaves it out.
+# profile NAME [sr|gbn]: the lossy profile NAME (test_NAME) unless
+# SROCE_TORTURE_PROFILES leaves it out, with selective repeat (the
+# default) or go-back-N (named NAME_gbn for SROCE_TORTURE_PROFILES).
 profile() {
-	[[ $1 =~ ${SROCE_TORTURE_PROFILES:-.} ]] ||
+	local name=$1 rc=0
+	[ "${2:-sr}" = sr ] || name=${1}_gbn
+	[[ $name =~ ${SROCE_TORTURE_PROFILES:-.} ]] ||
 		skip "not selected (SROCE_TORTURE_PROFILES=$SROCE_TORTURE_PROFILES)"
-	"test_$1"
+	recovery "${2:-sr}"
+	"test_$1" || rc=$?
+	recovery sr
+	return "$rc"
 }
 
 # moved_somewhere NAME: hw counter NAME grew on sroce0 or sroce1 since
 # TORTURE_SNAP.
 moved_somewhere() {
+	local total
+	total=$(moved_total "$1")
+	echo "$1: +$total on sroce0 and sroce1"
+	[ "$total" -gt 0 ] || fail "$1 did not move"
+}
+
+# moved_total NAME: how much hw counter NAME grew on sroce0 and sroce1
+# together since TORTURE_SNAP.
+moved_total() {
 	local d c v now total=0
 	while read -r d c v; do
 		[ "$c" = "$1" ] || continue
 		read -r now < "$HW_SYSFS/$d/ports/1/hw_counters/$c"
 		total=$((total + now - v))
 	done <<< "$TORTURE_SNAP"
-	echo "$1: +$total on sroce0 and sroce1"
-	[ "$total" -gt 0 ] || fail "$1 did not move"
+	echo "$total"
 }
 
+# recovery sr|gbn: how the QPs sroce-torture connects next recover from a
+# loss: selective repeat (the default between sroce peers), or IBTA's
+# go-back-N (sroce.sr=0: no hello offers selective repeat).  The profiles
+# below run once with each.
+RECOVERY=sr
+recovery() {
+	RECOVERY=$1
+	if [ "$1" = sr ]; then
+		echo 1 > /sys/module/sroce/parameters/sr
+	else
+		echo 0 > /sys/module/sroce/parameters/sr
+	fi
+}
+
+# recovery_used: the run recovered as RECOVERY says: the pairs agreed;
+# with selective repeat the responders sent selective ACKs, with go-back-N
+# none.
+recovery_used() {
+	local sacks
+	moved_somewhere ext_agreements
+	if [ "$RECOVERY" = sr ]; then
+		moved_somewhere sack_sent
+	else
+		sacks=$(moved_total sack_sent)
+		echo "sack_sent: +$sacks on sroce0 and sroce1"
+		[ "$sacks" -eq 0 ] || fail "$sacks selective ACKs sent with sroce.sr=0"
+	fi
+}
+
+# lossy_by NETEM... -- COMMON... -- SR... -- GBN...: lossy NETEM, then
+# the COMMON counters and those of the recovery in use must have moved.
+lossy_by() {
+	local args=() common=() sr=() gbn=()
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	shift
+	while [ "$1" != -- ]; do common+=("$1"); shift; done
+	shift
+	while [ "$1" != -- ]; do sr+=("$1"); shift; done
+	shift
+	gbn=("$@")
+	if [ "$RECOVERY" = sr ]; then
+		lossy "${args[@]}" -- "${common[@]}" "${sr[@]}" || return
+	else
+		lossy "${args[@]}" -- "${common[@]}" "${gbn[@]}" || return
+	fi
+	recovery_used
+}
+
+# A loss: the responder holds what follows it and the sender resends it
+# alone; or a sequence NAK, and the sender goes back.
 test_loss1() {
-	lossy loss 1% -- retransmits seq_naks_sent seq_naks_rcvd
+	lossy_by loss 1% -- retransmits -- sack_rcvd sr_held sr_resent -- \
+		seq_naks_sent seq_naks_rcvd
 }
-
 test_loss5() {
-	lossy loss 5% -- retransmits seq_naks_sent seq_naks_rcvd
+	lossy_by loss 5% -- retransmits -- sack_rcvd sr_held sr_resent -- \
+		seq_naks_sent seq_naks_rcvd
 }
-
 test_loss10() {
-	lossy loss 10% -- retransmits seq_naks_sent ack_timeouts
+	lossy_by loss 10% -- retransmits -- sack_rcvd sr_held sr_resent -- \
+		seq_naks_sent ack_timeouts
 }
-
 # 75% of the packets 5 ms late, the others not: out of order all the time.
 test_reorder() {
-	lossy delay 5ms reorder 25% -- retransmits seq_naks_sent duplicate_requests
+	lossy_by delay 5ms reorder 25% -- retransmits duplicate_requests -- \
+		sr_held -- seq_naks_sent
 }
-
 test_duplicate() {
-	lossy duplicate 5% -- duplicate_requests
+	lossy_by duplicate 5% -- duplicate_requests -- --
 }
-
 # sroce sends IPv4 UDP with checksum 0 (as RoCE NICs do): a flipped bit in
 # the transport headers or the payload reaches the ICRC check.
 test_corrupt() {
-	lossy corrupt 1% -- rx_err_icrc retransmits
+	lossy_by corrupt 1% -- rx_err_icrc retransmits -- sr_resent --
 }
 
 # flap TIMEOUT EXPECT_FAIL_OK [blackhole]: v1 down for 2 s while the
@@ -480,12 +543,18 @@ clean_cases() {
 
 lossy_cases() {
 	run_setup "module, veth and two sroce devices set up" test_setup
-	run_test "loss 1% both ways: $BYTES verified, retransmissions and sequence NAKs" profile loss1
-	run_test "loss 5% both ways: $BYTES verified, retransmissions and sequence NAKs" profile loss5
-	run_test "loss 10% both ways: $BYTES verified, retransmissions, NAKs and timeouts" profile loss10
-	run_test "reorder 25% with 5 ms delay: $BYTES verified, NAKs and duplicates" profile reorder
-	run_test "duplicate 5%: $BYTES verified, duplicates detected" profile duplicate
-	run_test "corrupt 1%: $BYTES verified, ICRC errors counted" profile corrupt
+	run_test "selective repeat, loss 1% both ways: $BYTES verified, held, selectively ACKed and resent" profile loss1
+	run_test "selective repeat, loss 5% both ways: $BYTES verified, held, selectively ACKed and resent" profile loss5
+	run_test "selective repeat, loss 10% both ways: $BYTES verified, held, selectively ACKed and resent" profile loss10
+	run_test "selective repeat, reorder 25% with 5 ms delay: $BYTES verified, held and duplicates" profile reorder
+	run_test "selective repeat, duplicate 5%: $BYTES verified, duplicates detected" profile duplicate
+	run_test "selective repeat, corrupt 1%: $BYTES verified, ICRC errors counted, resent" profile corrupt
+	run_test "go-back-N (sroce.sr=0), loss 1% both ways: $BYTES verified, retransmissions and sequence NAKs, no SACK" profile loss1 gbn
+	run_test "go-back-N, loss 5% both ways: $BYTES verified, retransmissions and sequence NAKs, no SACK" profile loss5 gbn
+	run_test "go-back-N, loss 10% both ways: $BYTES verified, retransmissions, NAKs and timeouts, no SACK" profile loss10 gbn
+	run_test "go-back-N, reorder 25% with 5 ms delay: $BYTES verified, NAKs and duplicates, no SACK" profile reorder gbn
+	run_test "go-back-N, duplicate 5%: $BYTES verified, duplicates detected, no SACK" profile duplicate gbn
+	run_test "go-back-N, corrupt 1%: $BYTES verified, ICRC errors counted, no SACK" profile corrupt gbn
 	run_test "link down 2 s mid-transfer, QP timeout 18: every QP recovers, $FLAP_BYTES verified" profile flap_recovers
 	run_test "all packets lost 2 s mid-transfer, link up, QP timeout 14: RETRY_EXC_ERR, the rest flushed, no hang" profile flap_fails_cleanly
 	run_test "lossless wire: $LOSSLESS_BYTES verified, fewer than $LOSSLESS_PERMILLE per 1000 packets sent again" profile lossless

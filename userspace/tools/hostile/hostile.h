@@ -116,6 +116,10 @@ bool aw_replay(device &a, device &b);
 /* ext_hello.cpp: forged SroceHello MADs (issue #36) */
 bool ext_forged_hello(device &a, device &b);
 
+/* sr.cpp: forged packets of selective repeat (issue #36) */
+bool sr_forged_sack(device &a, device &b);
+bool sr_not_granted(device &a, device &b);
+
 /* local.cpp */
 bool f2_rewound_producer(device &a, device &b);
 bool f5_requester_budget(device &a, device &b);

@@ -48,6 +48,8 @@ constexpr check checks[] = {
 	{"aw-length", aw_length},
 	{"aw-replay", aw_replay},
 	{"ext-forged-hello", ext_forged_hello},
+	{"sr-forged-sack", sr_forged_sack},
+	{"sr-not-granted", sr_not_granted},
 };
 
 void describe(const device &d)

@@ -111,6 +111,22 @@ prediction predict(const config &c, const datagram &g)
 	auto r = sroce_pkt_parse(&pkt, g.bytes.data(),
 				 static_cast<u32>(g.bytes.size()),
 				 SROCE_DEFAULT_PKEY);
+	/*
+	 * An extension opcode (sxh.h) to a QPN with no QP goes as to no QP;
+	 * to a QP it is unknown, as no QP negotiates selective repeat
+	 * (tests/netfuzz.sh: sroce.sr=0).  Whether another process's QPN
+	 * still has a QP is not known.
+	 */
+	if (r == SROCE_RX_BAD_OPCODE &&
+	    (sroce_opcode_lookup(g.bytes[0])->flags & SROCE_OPF_SXH)) {
+		const std::uint32_t qpn =
+			sroce_get_be32(g.bytes.data() + 4) & SROCE_QPN_MASK;
+
+		if (qpn >= dead_qpn_min)
+			return {fate::no_qp, 0};
+		if (!c.victims[g.side].count(qpn))
+			return {fate::opcode_or_no_qp, 0};
+	}
 	if (r != SROCE_RX_OK)
 		return {fate::rx_err, r};
 	if (g.frag) // the kernel's IPv4 ID: the ICRC cannot be predicted

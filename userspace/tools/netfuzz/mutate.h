@@ -60,6 +60,11 @@ enum class fate {
 	mcast_drop, /* rx_drop_mcast */
 	cnp, /* rx_cnp */
 	qp_drop, /* rx_drop_not_peer, or rx_drop_no_qp if the QP went away */
+	/*
+	 * an extension opcode to a QPN that may have a QP or not (another
+	 * process's): rx_err_opcode, or rx_drop_no_qp if it has none
+	 */
+	opcode_or_no_qp,
 };
 
 struct prediction {

@@ -76,6 +76,7 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	sdev->qp_next = SROCE_QPN_MIN;
 	xa_init_flags(&sdev->srq_xa, XA_FLAGS_ALLOC1);
 	sdev->srq_next = 1;
+	atomic64_set(&sdev->srq_serial, 0);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	lockdep_set_class(&sdev->ah_xa.xa_lock, &sroce_ah_xa_key);
 	atomic_set(&sdev->mr_count, 0);

@@ -30,6 +30,14 @@
  * accept it and stream responses; the QP is reset after the first
  * thousands (the whole READ would take hours under TCG).  Before the fix
  * it was refused with an invalid-request NAK and the QP went to ERROR.
+ *
+ * r2-xrc-srq-gone (finding 7): an XRC TGT QP of B receives a SEND_FIRST
+ * forged from A's address into XRC SRQ X; X and its CQ are destroyed and
+ * a new SRQ Y made in the same domain; then the SEND_LAST naming X.  It
+ * must be refused (B's TGT QP in ERROR) and complete on nothing: not on
+ * Y's CQ, whether by the packet or by the flush of the receive X gave.
+ * A guard, not a demonstration: the bug needed X's number reused, which
+ * takes about 2^24 creations, so this passes on main's driver too.
  */
 #include <sys/mman.h>
 #include <unistd.h>
@@ -41,8 +49,10 @@
 #include <fstream>
 #include <string>
 
+#include "completion.h"
 #include "hostile.h"
 #include "ktap.h"
+#include "xrc_side.h"
 
 namespace hostile {
 
@@ -231,6 +241,51 @@ bool r2_read_2g_mtu256(device &a, device &b)
 	CHECK(s == IBV_QPS_RTS);
 	/* The rest of it is not waited for: the reset ends it. */
 	CHECK(to_state(y.qp.get(), IBV_QPS_RESET) == 0);
+	CHECK(new_rc_pair_works(a, b));
+	return true;
+}
+
+bool r2_xrc_srq_gone(device &a, device &b)
+{
+	constexpr std::uint32_t ini_qpn = 0x777; /* no such QP: A drops */
+	constexpr std::uint32_t mtu = 1024;
+	xrctest::target tgt;
+	forger f;
+
+	REQUIRE(xrctest::make_target(tgt, b, 1));
+	REQUIRE(xrctest::tgt_to_rtr(tgt.qp.get(), ini_qpn, b, a));
+	REQUIRE(f.open(a, b));
+	xrctest::xsrq &x = tgt.srqs[0];
+	const std::uint32_t xnum = x.num;
+	REQUIRE(xrctest::post_xrecv(tgt, x, 0) == 0);
+	const std::vector<std::uint8_t> data(mtu, 0x5a);
+	const std::uint32_t psn = 0x1234; /* tgt_to_rtr()'s rq_psn */
+	sroce_hdrs h = rc_hdrs(SROCE_OP_XRC_SEND_FIRST, tgt.qp->qp_num, psn);
+	h.xrc_srqn = xnum;
+	REQUIRE(f.send(f.frame(h, data.data(), mtu)));
+	/* The first packet landed in X's receive buffer. */
+	CHECK(wait_bytes(tgt.buf.data(), mtu, 0x5a, 5000 * scale));
+
+	x.srq.reset();
+	x.cq.reset();
+	xrctest::xsrq y;
+	REQUIRE(xrctest::make_xsrq(y, b.ctx.get(), tgt.pd.get(),
+				   tgt.dom.xrcd.get()));
+	REQUIRE(xrctest::post_xrecv(tgt, y, 1) == 0);
+	h = rc_hdrs(SROCE_OP_XRC_SEND_LAST, tgt.qp->qp_num, psn_add(psn, 1));
+	h.xrc_srqn = xnum;
+	REQUIRE(f.send(f.frame(h, data.data(), 64)));
+	/* Refused: the TGT QP goes to ERROR (and flushes X's receive). */
+	ibv_qp_state st = qp_state(tgt.qp.get());
+	for (int t = 0; t < 50 * scale && st != IBV_QPS_ERR; ++t) {
+		usleep(100000);
+		st = qp_state(tgt.qp.get());
+	}
+	ktap::note("TGT QP %s after the message went on in a destroyed SRQ "
+		   "(%u; the new one is %u)",
+		   qp_state_str(st), xnum, y.num);
+	CHECK(st == IBV_QPS_ERR);
+	CHECK(no_wc("the new SRQ", y.cq.get(), 500));
 	CHECK(new_rc_pair_works(a, b));
 	return true;
 }

@@ -27,6 +27,11 @@
 #   R2-4  a forged READ of 8 MiB: B's responder work item queues itself
 #       again every 128 packets (resp_yields), never holding its CPU's
 #       workqueue for the whole READ
+#   R2-12 a forged READ of 2 GiB at path MTU 256 (2^23 responses, the
+#       half PSN window): accepted and answered, the QP reset after the
+#       first 4096 responses
+#   R2-7  an XRC message whose SRQ is destroyed after its first packet
+#       and a new SRQ made: the rest is refused and completes on nothing
 #
 # and the IBTA 1.5 atomic write's (issue #17), forged packets no provider
 # sends:
@@ -204,6 +209,16 @@ test_r2_responder_yields() {
 	hostile r2-responder-yields
 }
 
+test_r2_read_2g() {
+	selected r2-12
+	hostile r2-read-2g-mtu256
+}
+
+test_r2_xrc_srq_gone() {
+	selected r2-7
+	hostile r2-xrc-srq-gone
+}
+
 test_aw() {
 	selected aw
 	hostile aw-
@@ -243,6 +258,8 @@ cases() {
 	run_test "R2-9: a privileged Q_Key is taken with CAP_NET_RAW" test_r2_qkey_raw
 	run_test "R2-9: a privileged Q_Key is refused without CAP_NET_RAW" test_r2_qkey_unprivileged
 	run_test "R2-4: a long READ's responder gives its CPU's workqueue back" test_r2_responder_yields
+	run_test "R2-12: a READ of 2 GiB at path MTU 256 is answered" test_r2_read_2g
+	run_test "R2-7: an XRC message whose SRQ was destroyed completes on nothing" test_r2_xrc_srq_gone
 	run_test "AW: atomic writes of another length are refused, duplicates never executed" test_aw
 	run_test "EXT: forged SroceHello MADs are dropped and counted, never answered" test_ext
 	run_test "SR: forged selective ACKs are refused whole; SXH packets to a pair without selective repeat are unknown opcodes" test_sr

@@ -17,6 +17,13 @@
 #                 IBV_WC_REM_ACCESS_ERR, no byte of the region changes
 #                 after ibv_dereg_mr() returned)
 #
+# and once, before the rounds (issue #34 finding 5):
+#
+#   add-race      `rdma link add` raced against `ip link del` of its
+#                 netdev and `rdma link delete` of the new device, at
+#                 delays sweeping the add: every command returns, no device
+#                 outlives its netdev, the kernel log stays clean
+#
 # After each: the command returned in bounded time, the torture process
 # ended by itself within its deadline with the lost device's
 # IBV_EVENT_DEVICE_FATAL, every completion it got verified and the
@@ -49,8 +56,8 @@
 # memory recorded after the first round and compared after the last one
 # shows a leak per round.  SROCE_LIFECYCLE_ITER sets the rounds (default
 # 2, as in make check; make check-lifecycle runs 4);
-# SROCE_LIFECYCLE_ONLY (an extended regular expression over link-delete,
-# netdev, netns, kill, rmmod, dereg) runs only the loops it matches and
+# SROCE_LIFECYCLE_ONLY (an extended regular expression over add-race,
+# link-delete, netdev, netns, kill, rmmod, dereg) runs only the loops it matches and
 # skips the others (while iterating on one of them).
 #
 # Runs in a guest (qemu/run-guest) as root.
@@ -529,6 +536,61 @@ remove_bg() {
 	echo "'$*' returned"
 }
 
+# Issue #34 finding 5: between ib_register_device() and its port sync
+# under RTNL, sroce_dev_create() must not touch a device that `rdma link
+# delete` or the netdev's unregistration freed meanwhile.  Each of
+# ADD_RACES rounds adds sroce2 on a fresh veth (rc0) in init_net while,
+# after a delay that sweeps the time one add takes (measured first), rc0
+# is deleted (odd rounds) or sroce2 is (even rounds, a deleter retrying
+# until the device exists).  Whichever wins, every command returns,
+# sroce2 does not outlive rc0, and the log stays clean (before the fix,
+# the port sync's ib_unregister_device_queued() of a device already
+# unregistered would WARN).  The window is a few instructions wide: this
+# is a stress loop (about 30 s under TCG), which did not fail on the
+# driver before the fix (a reference across the window, device.c).
+ADD_RACES=16
+test_add_race() {
+	local i mark t0 us delay add del added=0
+	only add-race
+	mark=$(log_mark)
+	ip link add rc0 type veth peer name rc1
+	t0=${EPOCHREALTIME//[!0-9]/}
+	rdma link add sroce2 type sroce netdev rc0
+	us=$((${EPOCHREALTIME//[!0-9]/} - t0))
+	rdma link delete sroce2
+	ip link del rc0
+	echo "one rdma link add takes $((us / 1000)) ms"
+	for ((i = 0; i < ADD_RACES; i++)); do
+		ip link add rc0 type veth peer name rc1
+		delay=$(printf '%d.%06d' $((us * (i >> 1) * 2 / ADD_RACES / 1000000)) \
+			$((us * (i >> 1) * 2 / ADD_RACES % 1000000)))
+		# The remover first: it starts as slowly as the add does.
+		if ((i % 2)); then
+			(sleep "$delay"; ip link del rc0) &
+		else
+			(sleep "$delay"
+			 for _ in $(seq 200); do
+				rdma link delete sroce2 2>/dev/null && break
+			 done) &
+		fi
+		del=$!
+		timeout 20 rdma link add sroce2 type sroce netdev rc0 \
+			2>/dev/null &
+		add=$!
+		if wait "$add"; then
+			added=$((added + 1))
+		elif [ $? -eq 124 ]; then
+			fail "round $i: rdma link add did not return"
+		fi
+		wait "$del"
+		ip link del rc0 2>/dev/null || true
+		wait_for "$REMOVE_WAIT" rdma_dev_gone sroce2 ||
+			fail "round $i: sroce2 outlived its netdev"
+	done
+	echo "rdma link add succeeded in $added of $ADD_RACES rounds"
+	log_clean "$mark"
+}
+
 # rdma link delete of sroce0, then sroce1, ... under traffic, each with a
 # process holding objects of it and doing nothing (holder).
 test_link_delete() {
@@ -769,6 +831,7 @@ cases() {
 	local r
 	run_setup "two namespaces routed through init_net, sroce0 and sroce1" test_setup
 	run_test "verified traffic between sroce0 and sroce1" test_traffic
+	run_test "add-race: rdma link add against ip link del and rdma link delete" test_add_race
 	for ((r = 0; r < ITER; r++)); do
 		run_test "link-delete $r: rdma link delete sroce$((r % 2)) under traffic" test_link_delete "$r"
 		run_test "netdev $r: the netdev of sroce$(((r + 1) % 2)) unregistered under traffic" test_netdev "$r"

@@ -76,6 +76,7 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	sdev->qp_next = SROCE_QPN_MIN;
 	xa_init_flags(&sdev->srq_xa, XA_FLAGS_ALLOC1);
 	sdev->srq_next = 1;
+	atomic64_set(&sdev->srq_serial, 0);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	lockdep_set_class(&sdev->ah_xa.xa_lock, &sroce_ah_xa_key);
 	atomic_set(&sdev->mr_count, 0);
@@ -109,10 +110,17 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 		goto err_dealloc;
 	}
 
+	/*
+	 * Once registered, the device can be unregistered and freed at any
+	 * time (`rdma link delete`, the netdev's NETDEV_UNREGISTER) before
+	 * this function takes RTNL below: its memory stays until put_device().
+	 */
+	get_device(&ibdev->dev);
 	ret = ib_register_device(ibdev, name, NULL);
 	if (ret) {
 		pr_err("%s: cannot register the device on %s: %d\n", name,
 		       netdev_name(ndev), ret);
+		put_device(&ibdev->dev);
 		goto err_dealloc;
 	}
 	pr_info("%s: created on %s\n", name, netdev_name(ndev));
@@ -124,16 +132,23 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	 * finds the device.  A netdev that started unregistering in the window
 	 * takes the device with it, as NETDEV_UNREGISTER would have done;
 	 * so does one that moved to another namespace (unregistered from the
-	 * old one and registered again in the new one).
+	 * old one and registered again in the new one).  A device whose
+	 * unregistration began meanwhile has no reference left to take
+	 * (ib_device_try_get()) and is not touched; one still registered is
+	 * not deallocated while this holds its reference.
 	 */
 	rtnl_lock();
-	if (ndev->reg_state != NETREG_REGISTERED ||
-	    !net_eq(dev_net(ndev), net))
-		ib_unregister_device_queued(ibdev);
-	else
-		sroce_port_sync(sdev);
+	if (ib_device_try_get(ibdev)) {
+		if (ndev->reg_state != NETREG_REGISTERED ||
+		    !net_eq(dev_net(ndev), net))
+			ib_unregister_device_queued(ibdev);
+		else
+			sroce_port_sync(sdev);
+		ib_device_put(ibdev);
+	}
 	rtnl_unlock();
 	/* The device may be gone already: do not touch it any more. */
+	put_device(&ibdev->dev);
 	return 0;
 
 err_dealloc:

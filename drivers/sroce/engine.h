@@ -37,11 +37,6 @@ struct work_struct;
 #define SROCE_REQ_WINDOW_MIN	16
 /* Ask for an ACK at least every this many packets (and of the window). */
 #define SROCE_REQ_ACK_EVERY	32
-/*
- * PSNs one RDMA READ may take (one per response packet): far below half
- * the PSN space, so PSN comparisons hold across it.
- */
-#define SROCE_REQ_MAX_READ_PKTS	BIT(22)
 /* A READ asks in units of at least the smallest window (wqe.h). */
 static_assert(SROCE_REQ_RD_UNIT_MIN == SROCE_REQ_WINDOW_MIN);
 /* READ responses the completer keeps beyond a missing one (one u64). */

@@ -307,6 +307,37 @@ int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * Give @mr @pd and @access in place (rereg_user_mr without a new
+ * translation), as every change of what keys reach a region is made: under
+ * the device's key_lock, so that no window binds meanwhile to the old PD or
+ * rights (sroce_mw_bind() checks them under it), with num_mw checked in the
+ * same hold, and under the region's inval_lock, so that a remote access
+ * checked against the old rights has moved its last byte when this
+ * returns.
+ *
+ * Return: NULL (the region changed), or ERR_PTR(-EBUSY) if a window is
+ * bound to it.
+ */
+static struct ib_mr *sroce_mr_change(struct sroce_dev *sdev,
+				     struct sroce_mr *mr, struct ib_pd *pd,
+				     int access)
+{
+	unsigned long flags;
+	u32 num_mw;
+
+	spin_lock_irqsave(&sdev->key_lock, flags);
+	num_mw = mr->num_mw;
+	if (!num_mw) {
+		write_lock(&mr->inval_lock);
+		WRITE_ONCE(mr->pd, pd);
+		WRITE_ONCE(mr->access, access);
+		write_unlock(&mr->inval_lock);
+	}
+	spin_unlock_irqrestore(&sdev->key_lock, flags);
+	return num_mw ? ERR_PTR(-EBUSY) : NULL;
+}
+
 /**
  * sroce_mr_rereg_user() - ops.rereg_user_mr
  * @ibmr: a user region
@@ -321,8 +352,10 @@ int sroce_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
  * Without IB_MR_REREG_TRANS the region changes in place and keeps its
  * keys, as applications expect of a change of rights or PD (rdma-core's
  * suite reuses the rkey it had): the new PD and rights are stored with
- * WRITE_ONCE, and every check reads them once (sroce_mr_check()), so an
- * access racing with the change sees the old pair or the new one.  Rights
+ * WRITE_ONCE under key_lock and inval_lock (sroce_mr_change()), and every
+ * check reads them once (sroce_mr_check()), so an access racing with the
+ * change sees the old pair or the new one, and none checked against the
+ * old one is still moving bytes once the call returns.  Rights
  * that need a writable pinning the region does not have, and any new
  * translation, make a new registration with new keys of what is asked for
  * and what stays; the core then deregisters the old one.  The old region
@@ -358,15 +391,10 @@ struct ib_mr *sroce_mr_rereg_user(struct ib_mr *ibmr, int flags, u64 start,
 			if (ib_access_writable(access) &&
 			    !mr->odp->umem.writable)
 				return ERR_PTR(-EINVAL);
-			WRITE_ONCE(mr->pd, pd);
-			WRITE_ONCE(mr->access, access);
-			return NULL;
+			return sroce_mr_change(sdev, mr, pd, access);
 		}
-		if (mr->umem->writable || !ib_access_writable(access)) {
-			WRITE_ONCE(mr->pd, pd);
-			WRITE_ONCE(mr->access, access);
-			return NULL;
-		}
+		if (mr->umem->writable || !ib_access_writable(access))
+			return sroce_mr_change(sdev, mr, pd, access);
 		start = mr->umem->address;
 		length = mr->length;
 		iova = mr->iova;

@@ -71,10 +71,13 @@ struct sk_buff;
  * @fr_npages: entries of @fr_pages in use
  * @fr_page_size: bytes per entry of @fr_pages
  *
- * Everything but @ref, @num_mw, @dead and the fast-registration state is
- * constant between registration and deregistration; the object is in
- * @sdev->mr_xa for exactly that time.  A fast-registration region's key
- * variant, @iova, @length and @access change with each REG_MR (key_lock).
+ * Everything but @ref, @num_mw, @dead, @pd, @access and the
+ * fast-registration state is constant between registration and
+ * deregistration; the object is in @sdev->mr_xa for exactly that time.  A
+ * fast-registration region's key variant, @iova, @length and @access
+ * change with each REG_MR (key_lock); a user region's @pd and @access with
+ * rereg_mr in place (key_lock and @inval_lock, WRITE_ONCE: readers outside
+ * them read each once), never while a window is bound to it.
  */
 struct sroce_mr {
 	struct ib_mr ibmr;

@@ -127,15 +127,27 @@ int sroce_mw_dealloc(struct ib_mw *ibmw)
 	return 0;
 }
 
-/* The checks of a bind that need key_lock; 0 or -EINVAL. */
+/*
+ * The checks of a bind that need key_lock; 0 or -EINVAL.  The region's PD
+ * and rights are checked here, under it, too: rereg_mr changes them in
+ * place under key_lock (sroce_mr_change()), so no window binds to a region
+ * whose PD or rights have just changed under it.
+ */
 static int sroce_mw_check_bind(struct sroce_qp *qp, struct sroce_mw *mw,
-			       struct sroce_mr *mr, u64 len)
+			       struct sroce_mr *mr, u64 len, int access)
 {
 	if (mw->ibmw.pd != qp->ibqp.pd)
 		return -EINVAL;
 	if (mw->ibmw.type == IB_MW_TYPE_2 && (mw->bound || !len))
 		return -EINVAL;	/* invalidate first; length 0 is no bind */
-	if (mr && mr->dead)
+	if (!mr)
+		return 0;
+	if (mr->dead || mr->pd != qp->ibqp.pd ||
+	    !(mr->access & IB_ACCESS_MW_BIND))
+		return -EINVAL;
+	/* Remote write and atomic rights need a locally writable region. */
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(mr->access & IB_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
 	return 0;
 }
@@ -170,7 +182,6 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 	struct sroce_mr *mr = NULL;
 	struct sroce_mw *mw;
 	unsigned long flags;
-	int mr_access;
 	int ret;
 
 	lockdep_assert_held(&qp->lock);
@@ -181,14 +192,6 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 					   addr, len);
 		if (IS_ERR(mr))
 			return -EINVAL;
-		mr_access = READ_ONCE(mr->access);
-		if (!(mr_access & IB_ACCESS_MW_BIND) ||
-		    ((access & (IB_ACCESS_REMOTE_WRITE |
-				IB_ACCESS_REMOTE_ATOMIC)) &&
-		     !(mr_access & IB_ACCESS_LOCAL_WRITE))) {
-			sroce_mr_put(mr);
-			return -EINVAL;
-		}
 	}
 
 	rcu_read_lock();
@@ -200,7 +203,7 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 		return -EINVAL;
 	}
 	spin_lock_irqsave(&sdev->key_lock, flags);
-	ret = sroce_mw_check_bind(qp, mw, mr, len);
+	ret = sroce_mw_check_bind(qp, mw, mr, len, access);
 	if (!ret) {
 		sroce_mw_unbind(mw);
 		/* The region's reference from the lookup is the window's. */

@@ -177,6 +177,9 @@ struct sroce_comp {
  *	(resp_out.c)
  * @xsrq: XRC TGT QP: the XRC SRQ the packet being executed names, with a
  *	reference, or NULL (xrc.c); set for the execution of one packet
+ * @xrc_serial: XRC TGT QP: the identity (struct sroce_srq.serial) of the
+ *	SRQ @rwqe came from, checked before the message goes on or
+ *	completes in an SRQ of its number (xrc.c)
  * @xrc_srqn: XRC TGT QP: the number of the SRQ @rwqe came from
  *	(resp_msg.c)
  * @sr_on: the peer sends with selective repeat (the last request came
@@ -206,6 +209,7 @@ struct sroce_resp {
 	u32 res_tail;
 	struct sroce_resp_ack ack;
 	struct sroce_srq *xsrq;
+	u64 xrc_serial;
 	u32 xrc_srqn;
 	bool sr_on;
 	struct sk_buff_head sr_held;

@@ -178,9 +178,6 @@ bool sroce_req_fetch(struct sroce_qp *qp)
 	if (!status && (info->flags & SROCE_WRF_ATOMIC) &&
 	    w->length != sizeof(u64))
 		status = IB_WC_LOC_LEN_ERR;	/* an atomic returns 8 bytes */
-	if (!status && u.opcode == IB_UVERBS_WR_RDMA_READ &&
-	    sroce_seg_npkts(w->length, qp->pmtu) > SROCE_REQ_MAX_READ_PKTS)
-		status = IB_WC_LOC_LEN_ERR;
 	if (!status && sroce_qp_is_ud(qp))
 		status = sroce_req_fetch_ud(qp, w, &u);
 	if (!status && qp->ibqp.qp_type == IB_QPT_RAW_PACKET)

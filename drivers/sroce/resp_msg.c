@@ -138,6 +138,7 @@ static bool sroce_resp_take_wqe(struct sroce_qp *qp, enum ib_wc_status *status,
 	if (!sroce_srq_take(srq, qp, &qp->resp.rwqe, status, nfy))
 		return false;
 	qp->resp.xrc_srqn = qp->resp.xsrq ? srq->ibsrq.ext.xrc.srq_num : 0;
+	qp->resp.xrc_serial = qp->resp.xsrq ? srq->serial : 0;
 	qp->resp.in_msg = true;
 	qp->resp.recv_off = 0;
 	return true;

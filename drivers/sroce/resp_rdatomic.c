@@ -144,6 +144,16 @@ static bool sroce_resp_res_granted(struct sroce_qp *qp, bool replay)
 	return false;
 }
 
+/*
+ * The PSNs of an RDMA READ (one per response packet) need no limit of
+ * their own, here or in the requester: the largest message at the
+ * smallest path MTU (2^31 / 256) takes 2^23, the half of the PSN space
+ * before the responder's next expected PSN, where every one of them is
+ * still a duplicate (sroce_psn_classify()), and PSN comparisons within
+ * the READ hold.  IBTA allows it; rdma_rxe takes it.
+ */
+static_assert(SROCE_MAX_MSG_SIZE / 256 <= BIT(23));
+
 /* Execute the expected RDMA READ request; lock held. */
 void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		     struct sroce_nfy *nfy)
@@ -158,7 +168,7 @@ void sroce_resp_read(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	sroce_pkt_hdrs(pkt, &h);
 	npkts = sroce_seg_npkts(h.reth.len, qp->pmtu);
 	if (!sroce_resp_res_granted(qp, false) ||
-	    h.reth.len > SROCE_MAX_MSG_SIZE || npkts > SROCE_REQ_MAX_READ_PKTS) {
+	    h.reth.len > SROCE_MAX_MSG_SIZE) {
 		sroce_resp_invalid(qp, pkt, nfy);
 		return;
 	}

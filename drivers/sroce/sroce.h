@@ -75,6 +75,7 @@
  * @srq_xa: XRC SRQs by number (xrc.c), looked up under RCU by the receive
  *	path; the number is the SRQ's ibsrq.ext.xrc.srq_num.
  * @srq_next: cursor of the cyclic XRC SRQ number allocation.
+ * @srq_serial: the last XRC SRQ identity handed out (xrc.c); atomic.
  * @mcast: multicast groups and their attached QPs (mcast.h, mcast.c).
  * @net: the namespace of @ndev at creation, whose UDP sockets the device
  *	holds (socket.c: sroce_socket_get() before allocation,
@@ -107,6 +108,7 @@ struct sroce_dev {
 	atomic_t wq_count;
 	atomic_t rwq_ind_table_count;
 	u32 srq_next;
+	atomic64_t srq_serial;
 	struct sroce_mcast mcast;
 	struct net *net;
 	struct sroce_stats __percpu *stats;

@@ -36,6 +36,9 @@ struct sroce_nfy;
  * @ref: XRC: lookups by number from the receive path hold one (xrc.c),
  *	plus the SRQ's own
  * @released: XRC: completed when @ref drops to zero
+ * @serial: XRC: the SRQ's identity, unique among the device's XRC SRQs
+ *	for the device's life (its number comes back after 2^24 creations:
+ *	xa_alloc_cyclic()); constant once published
  */
 struct sroce_srq {
 	struct ib_srq ibsrq;
@@ -49,6 +52,7 @@ struct sroce_srq {
 	u32 max_sge;
 	refcount_t ref;
 	struct completion released;
+	u64 serial;
 };
 
 static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)

@@ -19,10 +19,13 @@
  * the responder (resp.c) finds it here, with a reference held while the
  * packet is executed (struct sroce_resp.xsrq).  IBTA's checks: the SRQ
  * must exist and belong to the TGT QP's domain, and a message continues
- * in the SRQ it began in; otherwise the request is NAKed as invalid (the
- * INI QP's WQE completes with IB_WC_REM_INV_REQ_ERR, both QPs go to
- * ERROR).  Memory the request touches is checked against the SRQ's PD;
- * its receive completes on the SRQ's CQ.
+ * in the SRQ it began in (its number and its identity, struct
+ * sroce_srq.serial, recorded when the message took its WQE: the number of
+ * an SRQ destroyed meanwhile may name a new one); otherwise the request
+ * is NAKed as invalid (the INI QP's WQE completes with
+ * IB_WC_REM_INV_REQ_ERR, both QPs go to ERROR).  Memory the request
+ * touches is checked against the SRQ's PD; its receive completes on the
+ * SRQ's CQ.
  */
 #include <linux/rcupdate.h>
 
@@ -75,6 +78,7 @@ int sroce_xsrq_add(struct sroce_srq *srq)
 	if (ret < 0)
 		return ret;
 	srq->ibsrq.ext.xrc.srq_num = srqn;
+	srq->serial = atomic64_inc_return(&sdev->srq_serial);
 	/* Publish the initialised SRQ (xa_store implies a barrier). */
 	xa_store(&sdev->srq_xa, srqn, srq, GFP_KERNEL);
 	return 0;
@@ -165,7 +169,8 @@ bool sroce_xrc_resp_begin(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 			  qp->ibqp.qp_num, srqn);
 		return false;
 	}
-	if (qp->resp.in_msg && qp->resp.xrc_srqn != srqn) {
+	if (qp->resp.in_msg && (qp->resp.xrc_srqn != srqn ||
+				qp->resp.xrc_serial != srq->serial)) {
 		ibdev_dbg(qp->ibqp.device,
 			  "QP %u: message of XRC SRQ %u goes on in SRQ %u\n",
 			  qp->ibqp.qp_num, qp->resp.xrc_srqn, srqn);
@@ -183,8 +188,9 @@ bool sroce_xrc_resp_begin(struct sroce_qp *qp, const struct sroce_pkt *pkt)
  *	then when the SRQ had to be looked up
  *
  * The completion goes to the CQ of the SRQ the receive WQE came from
- * (qp->resp.xrc_srqn); if that SRQ is gone, so is its CQ, and nothing is
- * posted.
+ * (qp->resp.xrc_srqn, qp->resp.xrc_serial); if that SRQ is gone, so is its
+ * CQ, and nothing is posted, not even when its number was given to a new
+ * SRQ since (of another domain, another process's).
  */
 void sroce_xrc_complete(struct sroce_qp *qp, const struct sroce_cqe *cqe,
 			bool solicited, struct sroce_nfy *nfy)
@@ -192,10 +198,14 @@ void sroce_xrc_complete(struct sroce_qp *qp, const struct sroce_cqe *cqe,
 	struct sroce_srq *srq = qp->resp.xsrq;
 
 	lockdep_assert_held(&qp->lock);
-	if (!srq || srq->ibsrq.ext.xrc.srq_num != qp->resp.xrc_srqn) {
+	if (!srq || srq->serial != qp->resp.xrc_serial) {
 		srq = sroce_xsrq_get(qp->sdev, qp->resp.xrc_srqn);
 		if (!srq)
 			return;
+		if (srq->serial != qp->resp.xrc_serial) {
+			sroce_srq_put(srq);
+			return;
+		}
 		if (nfy->srq_ref)
 			sroce_srq_put(nfy->srq_ref);
 		nfy->srq_ref = srq;

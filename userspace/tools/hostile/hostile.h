@@ -128,6 +128,8 @@ bool f8_cq_overflow(device &a, device &b);
 /* review2.cpp: the second review round (issue #34) */
 bool r2_privileged_qkey(device &a, device &b);
 bool r2_responder_yields(device &a, device &b);
+bool r2_read_2g_mtu256(device &a, device &b);
+bool r2_xrc_srq_gone(device &a, device &b);
 
 } /* namespace hostile */
 

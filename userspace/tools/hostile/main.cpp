@@ -45,6 +45,8 @@ constexpr check checks[] = {
 	{"f9-reserved-aeth", f9_reserved_aeth},
 	{"r2-privileged-qkey", r2_privileged_qkey},
 	{"r2-responder-yields", r2_responder_yields},
+	{"r2-read-2g-mtu256", r2_read_2g_mtu256},
+	{"r2-xrc-srq-gone", r2_xrc_srq_gone},
 	{"aw-length", aw_length},
 	{"aw-replay", aw_replay},
 	{"ext-forged-hello", ext_forged_hello},

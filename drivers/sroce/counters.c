@@ -75,6 +75,9 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	[SROCE_CNT_EXT_HELLO_REPLIED] = { .name = "ext_hello_replied" },
 	[SROCE_CNT_EXT_HELLO_DROPPED] = { .name = "ext_hello_dropped" },
 	[SROCE_CNT_EXT_AGREED] = { .name = "ext_agreements" },
+	[SROCE_CNT_NP_ECN_MARKED] = { .name = "np_ecn_marked_roce_packets" },
+	[SROCE_CNT_NP_CNP_SENT] = { .name = "np_cnp_sent" },
+	[SROCE_CNT_RP_RATE_CUTS] = { .name = "rp_rate_cuts" },
 };
 
 /**

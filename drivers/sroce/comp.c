@@ -306,6 +306,7 @@ void sroce_comp_reset(struct sroce_qp *qp)
 	qp->comp.cwnd = SROCE_REQ_WINDOW;
 	qp->comp.cwnd_acked = 0;
 	sroce_req_set_probe(qp, false);
+	sroce_comp_sr_reset(qp);
 }
 
 /* Acknowledge every PSN up to @acked, if it is outstanding; lock held. */
@@ -449,6 +450,29 @@ static bool sroce_comp_aeth(struct sroce_qp *qp, u32 psn, u8 syndrome,
 }
 
 /*
+ * A selective ACK (comp_sr.c): an ACK up to @psn, which must be the one
+ * before its SACK's expected PSN, then its bitmap; refused whole when it
+ * names a PSN never sent.  Lock held.  Returns true to kick the
+ * requester.
+ */
+static bool sroce_comp_sack(struct sroce_qp *qp, u32 psn,
+			    const struct sroce_hdrs *h, struct sroce_nfy *nfy)
+{
+	bool kick;
+
+	if (sroce_aeth_type(h->aeth.syndrome) != SROCE_AETH_ACK ||
+	    h->sxh.sack.epsn != sroce_psn_add(psn, 1) ||
+	    !sroce_comp_sr_credible(qp, &h->sxh.sack)) {
+		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_SACK_BOGUS);
+		return false;
+	}
+	kick = sroce_comp_aeth(qp, psn, h->aeth.syndrome, nfy);
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		return kick;
+	return sroce_comp_sr_sack(qp, &h->sxh.sack) || kick;
+}
+
+/*
  * A READ response or atomic reply; lock held.  Accepted only as the next
  * response the oldest WQE expects (responses come in order); one beyond
  * it shows lost responses, and the requester asks again from the first
@@ -536,8 +560,7 @@ static bool sroce_comp_rd_resp(struct sroce_qp *qp, struct sk_buff *skb,
 					flags & SROCE_OPF_LAST))
 			goto bad;
 		ret = sroce_sge_scatter_skb(w->sge, w->num_sge, off, skb,
-					    SROCE_UDP_HLEN +
-					    pkt->info->hdr_len,
+					    SROCE_UDP_HLEN + pkt->hdr_len,
 					    pkt->paylen);
 	}
 	if (ret == -EAGAIN && !sroce_odp_failed(qp, SROCE_ODP_COMP)) {
@@ -598,7 +621,9 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	if (!qp->destroyed && (qp->state == IB_QPS_RTS ||
 			       qp->state == IB_QPS_SQD ||
 			       qp->state == IB_QPS_SQE)) {
-		if (pkt->info->flags & SROCE_OPF_ACK)
+		if (pkt->bth.opcode == SROCE_OP_SXH_SACK)
+			kick = sroce_comp_sack(qp, pkt->bth.psn, &h, &nfy);
+		else if (pkt->info->flags & SROCE_OPF_ACK)
 			kick = sroce_comp_aeth(qp, pkt->bth.psn,
 					       h.aeth.syndrome, &nfy);
 		else

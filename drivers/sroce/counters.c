@@ -78,6 +78,11 @@ static const struct rdma_stat_desc sroce_counter_descs[SROCE_CNT_NR] = {
 	[SROCE_CNT_NP_ECN_MARKED] = { .name = "np_ecn_marked_roce_packets" },
 	[SROCE_CNT_NP_CNP_SENT] = { .name = "np_cnp_sent" },
 	[SROCE_CNT_RP_RATE_CUTS] = { .name = "rp_rate_cuts" },
+	[SROCE_CNT_SR_HELD] = { .name = "sr_held" },
+	[SROCE_CNT_SACK_SENT] = { .name = "sack_sent" },
+	[SROCE_CNT_SACK_RCVD] = { .name = "sack_rcvd" },
+	[SROCE_CNT_SACK_BOGUS] = { .name = "sack_bogus" },
+	[SROCE_CNT_SR_RESENT] = { .name = "sr_resent" },
 };
 
 /**

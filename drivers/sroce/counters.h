@@ -75,6 +75,12 @@ enum sroce_counter {
 	SROCE_CNT_NP_ECN_MARKED,	/* CE-marked packets at connected QPs */
 	SROCE_CNT_NP_CNP_SENT,		/* CNPs sent for them */
 	SROCE_CNT_RP_RATE_CUTS,		/* QP rates cut by CNPs */
+	/* selective repeat (#36) */
+	SROCE_CNT_SR_HELD,		/* requests held ahead of the expected PSN */
+	SROCE_CNT_SACK_SENT,		/* selective ACKs sent */
+	SROCE_CNT_SACK_RCVD,		/* selective ACKs taken */
+	SROCE_CNT_SACK_BOGUS,		/* selective ACKs refused: PSNs never sent */
+	SROCE_CNT_SR_RESENT,		/* lost packets sent again, one by one */
 	SROCE_CNT_NR,
 };
 

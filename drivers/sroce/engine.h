@@ -70,6 +70,7 @@ void sroce_resp_work(struct work_struct *work);
 bool sroce_req_run(struct sroce_qp *qp);
 void sroce_req_seek(struct sroce_qp *qp, u32 index, u32 psn);
 void sroce_req_set_probe(struct sroce_qp *qp, bool due);
+void sroce_req_set_sr_due(struct sroce_qp *qp, bool due);
 void sroce_req_reset(struct sroce_qp *qp);
 void sroce_req_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
 
@@ -102,6 +103,14 @@ void sroce_comp_sent_unacked(struct sroce_qp *qp, struct sroce_nfy *nfy);
 void sroce_comp_flush(struct sroce_qp *qp, struct sroce_nfy *nfy);
 void sroce_comp_flushed(struct sroce_qp *qp);
 void sroce_comp_retry_spent(struct sroce_qp *qp);
+
+/* comp_sr.c: selective repeat, the sender's scoreboard */
+struct sroce_sack;
+bool sroce_comp_sr_credible(const struct sroce_qp *qp,
+			    const struct sroce_sack *sack);
+bool sroce_comp_sr_sack(struct sroce_qp *qp, const struct sroce_sack *sack);
+bool sroce_comp_sr_next(struct sroce_qp *qp, u32 *psn);
+void sroce_comp_sr_reset(struct sroce_qp *qp);
 
 /* resp.c (the receive entries: qp.h) */
 void sroce_resp_reset(struct sroce_qp *qp);

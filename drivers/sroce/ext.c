@@ -40,6 +40,22 @@ module_param(ext, bool, 0644);
 MODULE_PARM_DESC(ext,
 		 "negotiate extensions with sroce peers (SroceHello on QP1), read when a device is added (default: yes)");
 
+/*
+ * Read at each hello: a connection whose hellos offered no selective
+ * repeat runs IBTA's go-back-N between sroce peers too (the bench's
+ * "forced go-back-N").
+ */
+static bool sr = true;
+module_param(sr, bool, 0644);
+MODULE_PARM_DESC(sr,
+		 "offer selective repeat to sroce peers, read at each connection's hello (default: yes)");
+
+/* The features this side offers now */
+static u32 sroce_ext_offered(void)
+{
+	return READ_ONCE(sr) ? SROCE_EXT_SACK : 0;
+}
+
 #define SROCE_EXT_CLASS		0x30	/* vendor range 2: with an OUI */
 #define SROCE_EXT_CLASS_VERSION	1
 /* Locally administered (bit 1 of the first octet), "SR". */
@@ -98,8 +114,7 @@ static bool sroce_ext_agree(struct sroce_qp *qp)
 	    (x->flags & SROCE_EXT_AGREED))
 		return false;
 	x->version = SROCE_EXT_VERSION;
-	WRITE_ONCE(x->features,
-		   x->resp_features & x->peer_features & SROCE_EXT_OFFERED);
+	WRITE_ONCE(x->features, x->resp_features & x->granted);
 	x->flags |= SROCE_EXT_AGREED;
 	return true;
 }
@@ -183,7 +198,7 @@ void sroce_ext_send_hello(struct sroce_dev *sdev,
 {
 	struct sroce_hello_wire w = {
 		.version = SROCE_EXT_VERSION,
-		.features = cpu_to_be32(SROCE_EXT_OFFERED),
+		.features = cpu_to_be32(sroce_ext_offered()),
 		.sender_qpn = cpu_to_be32(hello->qpn),
 		.peer_qpn = cpu_to_be32(hello->dest_qpn),
 		.send_psn = cpu_to_be32(hello->sq_psn),
@@ -317,6 +332,8 @@ static bool sroce_ext_recv_get(struct sroce_dev *sdev, const struct ib_wc *wc,
 	     be32_to_cpu(h->expected_psn) == qp->attr.sq_psn)) {
 		ok = true;
 		qp->ext.peer_features = be32_to_cpu(h->features);
+		/* Its answer: what this responder takes from now on. */
+		qp->ext.granted = qp->ext.peer_features & sroce_ext_offered();
 		qp->ext.flags |= SROCE_EXT_GOT_GET;
 		agreed = sroce_ext_agree(qp);
 		if (!(qp->ext.flags & (SROCE_EXT_GOT_RESP | SROCE_EXT_PROMPTED))) {
@@ -324,8 +341,7 @@ static bool sroce_ext_recv_get(struct sroce_dev *sdev, const struct ib_wc *wc,
 			sroce_ext_hello_copy(qp, &again);
 		}
 		w.version = SROCE_EXT_VERSION;
-		w.features = cpu_to_be32(qp->ext.peer_features &
-					 SROCE_EXT_OFFERED);
+		w.features = cpu_to_be32(qp->ext.granted);
 		w.sender_qpn = cpu_to_be32(qp->ibqp.qp_num);
 		w.peer_qpn = h->sender_qpn;
 		w.send_psn = cpu_to_be32(qp->attr.sq_psn);
@@ -413,7 +429,9 @@ static enum sroce_counter sroce_ext_recv_resp(struct sroce_dev *sdev,
 	if (qp->ext.epoch == epoch && !qp->destroyed &&
 	    (qp->state == IB_QPS_RTR || qp->state == IB_QPS_RTS)) {
 		ok = true;
-		qp->ext.resp_features = be32_to_cpu(h->features);
+		/* Never more than our Get offered. */
+		qp->ext.resp_features = be32_to_cpu(h->features) &
+					be32_to_cpu(ours.features);
 		qp->ext.flags |= SROCE_EXT_GOT_RESP;
 		agreed = sroce_ext_agree(qp);
 	}

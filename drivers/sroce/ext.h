@@ -15,8 +15,7 @@
 
 /*
  * The features a hello offers, a bit each, for the issues that define
- * them.  None is implemented yet: SROCE_EXT_OFFERED is 0, and agreeing on
- * version 1 with no feature is all a pair of sroce peers does today.
+ * them.  Implemented: SROCE_EXT_SACK (offered unless sroce.sr=0).
  */
 enum sroce_ext_feature {
 	SROCE_EXT_SACK		= BIT(0),	/* #36 selective repeat */
@@ -25,7 +24,6 @@ enum sroce_ext_feature {
 	SROCE_EXT_SECURE	= BIT(3),	/* #39 secure mode */
 };
 
-#define SROCE_EXT_OFFERED	0U
 #define SROCE_EXT_VERSION	1
 
 /**
@@ -65,7 +63,15 @@ struct sroce_ext_dev {
  * @version: the version agreed
  * @resp_features: the features the peer's GetResp granted
  * @peer_features: the features the peer's Get offered
+ * @granted: the features our answer to the peer's Get granted
  * @features: the features agreed: 0 until SROCE_EXT_AGREED
+ *
+ * A feature that one end's requests use and the other end's responder
+ * takes (selective repeat) goes by direction, not by @features: the
+ * requester uses it once the peer's GetResp granted it
+ * (sroce_ext_sack_tx()), and the responder takes it from the moment its
+ * own GetResp granted it (sroce_ext_sack_rx()).  So the agreement can
+ * never be one-sided for it: a lost GetResp leaves that direction IBTA.
  */
 struct sroce_ext_qp {
 	u32 epoch;
@@ -73,8 +79,23 @@ struct sroce_ext_qp {
 	u8 version;
 	u32 resp_features;
 	u32 peer_features;
+	u32 granted;
 	u32 features;
 };
+
+/* The peer's responder takes our requests with selective repeat. */
+static inline bool sroce_ext_sack_tx(const struct sroce_ext_qp *x)
+{
+	return (READ_ONCE(x->flags) & SROCE_EXT_GOT_RESP) &&
+	       (READ_ONCE(x->resp_features) & SROCE_EXT_SACK);
+}
+
+/* Our responder granted the peer selective repeat. */
+static inline bool sroce_ext_sack_rx(const struct sroce_ext_qp *x)
+{
+	return (READ_ONCE(x->flags) & SROCE_EXT_GOT_GET) &&
+	       (READ_ONCE(x->granted) & SROCE_EXT_SACK);
+}
 
 /**
  * struct sroce_ext_hello - what a QP's hello needs, copied under its lock

@@ -42,6 +42,14 @@ void sroce_net_qp_xmit_list(struct sroce_qp *qp, struct sk_buff_head *list);
 
 /* recv.c */
 void sroce_skb_rcv(struct sroce_dev *sdev, struct sk_buff *skb);
+
+/*
+ * IP header without options, UDP header, the longest transport headers
+ * (proto/sroce_proto.h's sizes)
+ */
+#define SROCE_RX_HDR_BUF	(SROCE_MAX_NET_HLEN + SROCE_MAX_EXT_HDR_LEN)
+struct sroce_pkt;
+int sroce_skb_reparse(struct sk_buff *skb, struct sroce_pkt *pkt, u8 *hdr);
 void sroce_skb_icrc_feed(struct sk_buff *skb, unsigned int from,
 			 unsigned int to, struct sroce_icrc *ic);
 

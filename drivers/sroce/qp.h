@@ -20,6 +20,7 @@
 #include "ext.h"
 #include "param.h"
 #include "proto/opcode.h"
+#include "proto/sack.h"
 #include "queue.h"
 #include "timers.h"
 #include "wqe.h"
@@ -77,6 +78,9 @@ enum sroce_qp_flag {
  * @probe_due: the packet at the completer's probe_psn is to be sent
  *	again, alone, asking for an ACK (sroce_comp_probe()); req.c, the
  *	completer through sroce_req_set_probe()
+ * @sr_due: selective repeat: the completer found PSNs lost that are to
+ *	be sent again, one by one (sroce_comp_sr_next()); req.c, the
+ *	completer through sroce_req_set_sr_due()
  *
  * qp.c sets the PSNs when modify_qp names the send PSN.
  */
@@ -90,6 +94,7 @@ struct sroce_req {
 	bool ackreq_owed;
 	bool ackreq_owed_fresh;
 	bool probe_due;
+	bool sr_due;
 };
 
 /**
@@ -107,6 +112,15 @@ struct sroce_req {
  * @retry: retries left of the current packet (retry_cnt after progress;
  *	the local ACK timeout spends one, sroce_comp_retry_spent())
  * @rnr_retry_left: RNR retries left (7: infinite)
+ * @sb: selective repeat: the scoreboard, which PSNs after @psn_una the
+ *	peer's selective ACKs acknowledged (comp_sr.c)
+ * @sr_mark: the lost PSNs before it were sent again in this round
+ *	(comp_sr.c)
+ * @sr_round_ns: when the round began: a round trip later the lost PSNs
+ *	go again (comp_sr.c)
+ * @sr_recover: the window shrinks at most once per loss event: not again
+ *	for a loss before this PSN, the highest sent at the last one
+ *	(comp_sr.c)
  *
  * When the requester last went back is the timers' (struct sroce_goback).
  * qp.c sets @psn_una, @cwnd and the retries at creation and modify_qp.
@@ -120,6 +134,10 @@ struct sroce_comp {
 	u32 probe_psn;
 	u8 retry;
 	u8 rnr_retry_left;
+	struct sroce_sb sb;
+	u32 sr_mark;
+	u64 sr_round_ns;
+	u32 sr_recover;
 };
 
 /**
@@ -161,6 +179,11 @@ struct sroce_comp {
  *	reference, or NULL (xrc.c); set for the execution of one packet
  * @xrc_srqn: XRC TGT QP: the number of the SRQ @rwqe came from
  *	(resp_msg.c)
+ * @sr_on: the peer sends with selective repeat (its first request with
+ *	an SXH came): requests ahead of @epsn are held, ACKs are selective
+ *	(resp_sr.c)
+ * @sr_held: those requests, in PSN order, at most SROCE_SACK_BITS PSNs
+ *	after @epsn (resp_sr.c)
  */
 struct sroce_resp {
 	u32 rq_cons;
@@ -184,6 +207,8 @@ struct sroce_resp {
 	struct sroce_resp_ack ack;
 	struct sroce_srq *xsrq;
 	u32 xrc_srqn;
+	bool sr_on;
+	struct sk_buff_head sr_held;
 };
 
 /**
@@ -320,6 +345,20 @@ static inline bool sroce_qp_is_xrc(const struct sroce_qp *qp)
 static inline bool sroce_qp_is_rc(const struct sroce_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_RC || sroce_qp_is_xrc(qp);
+}
+
+/*
+ * Selective repeat (ext.h): our requests may use it (the peer granted
+ * it), or our responder takes it (we granted it).  RC only.
+ */
+static inline bool sroce_qp_sack_tx(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC && sroce_ext_sack_tx(&qp->ext);
+}
+
+static inline bool sroce_qp_sack_rx(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC && sroce_ext_sack_rx(&qp->ext);
 }
 
 /* A QP with a receive queue of its own: neither with an SRQ nor XRC. */

@@ -60,21 +60,15 @@ void sroce_skb_icrc_feed(struct sk_buff *skb, unsigned int from,
 }
 
 /*
- * Validates the datagram: IP and UDP headers, transport headers, ICRC.
- * Reads at most skb->len bytes from skb->data.
+ * Copies and parses the headers: IP, UDP, transport (no ICRC).  Reads at
+ * most skb->len bytes from skb->data.
  */
-/* IP header without options, UDP header, the longest BTH + extensions */
-#define SROCE_RX_HDR_BUF	(SROCE_MAX_NET_HLEN + SROCE_MAX_HDR_LEN)
-
-static enum sroce_rx_reason sroce_skb_check(struct sk_buff *skb,
+static enum sroce_rx_reason sroce_skb_parse(struct sk_buff *skb,
 					    struct sroce_pkt *pkt, u8 *hdr,
-					    struct sroce_net *net)
+					    struct sroce_net *net, u16 ext)
 {
-	u32 iphlen, nhl, udp_paylen, icrc_pos, copy;
+	u32 iphlen, nhl, udp_paylen, copy;
 	enum sroce_rx_reason r;
-	struct sroce_icrc ic;
-	__le32 wire_buf;
-	const void *wire;
 
 	switch (skb->protocol) {
 	case htons(ETH_P_IP):
@@ -95,7 +89,7 @@ static enum sroce_rx_reason sroce_skb_check(struct sk_buff *skb,
 	    skb->len < SROCE_UDP_HLEN)
 		return SROCE_RX_TRUNCATED;
 	memcpy(hdr, skb_network_header(skb), iphlen);
-	copy = min_t(u32, skb->len, SROCE_UDP_HLEN + SROCE_MAX_HDR_LEN);
+	copy = min_t(u32, skb->len, SROCE_UDP_HLEN + SROCE_MAX_EXT_HDR_LEN);
 	if (skb_copy_bits(skb, 0, hdr + iphlen, copy))
 		return SROCE_RX_TRUNCATED;
 
@@ -109,10 +103,27 @@ static enum sroce_rx_reason sroce_skb_check(struct sk_buff *skb,
 	nhl = sroce_net_hlen(net);
 	if (nhl != iphlen + SROCE_UDP_HLEN)	/* IP version vs. protocol */
 		return SROCE_RX_BAD_IP_VERSION;
-	r = sroce_pkt_parse(pkt, hdr + nhl, udp_paylen, SROCE_DEFAULT_PKEY);
+	return sroce_pkt_parse_ext(pkt, hdr + nhl, udp_paylen,
+				   SROCE_DEFAULT_PKEY, ext);
+}
+
+/* Validates the datagram: headers (sroce_skb_parse()), then the ICRC. */
+static enum sroce_rx_reason sroce_skb_check(struct sk_buff *skb,
+					    struct sroce_pkt *pkt, u8 *hdr,
+					    struct sroce_net *net, u16 ext)
+{
+	u32 iphlen = skb->protocol == htons(ETH_P_IP) ? SROCE_IPV4_HLEN :
+							 SROCE_IPV6_HLEN;
+	enum sroce_rx_reason r;
+	struct sroce_icrc ic;
+	__le32 wire_buf;
+	const void *wire;
+	u32 nhl, icrc_pos;
+
+	r = sroce_skb_parse(skb, pkt, hdr, net, ext);
 	if (r != SROCE_RX_OK)
 		return r;
-
+	nhl = sroce_net_hlen(net);
 	sroce_icrc_start(&ic, hdr, net->ipv6, hdr + iphlen, hdr + nhl);
 	icrc_pos = SROCE_UDP_HLEN + sroce_pkt_icrc_off(pkt);
 	sroce_skb_icrc_feed(skb, SROCE_UDP_HLEN + SROCE_BTH_LEN, icrc_pos, &ic);
@@ -141,6 +152,16 @@ static enum sroce_rx_reason sroce_skb_check_qp(struct sroce_qp *qp,
 	r = sroce_pkt_check_qp(pkt, sroce_qp_transport(qp), qp->pmtu);
 	if (r != SROCE_RX_OK)
 		return r;
+	/*
+	 * An extension packet only where the negotiation granted it: a
+	 * request where our answer granted selective repeat, a response
+	 * where the peer's did (ext.h); else it is an unknown opcode, as it
+	 * was before extensions existed.
+	 */
+	if ((pkt->info->flags & SROCE_OPF_SXH) &&
+	    !((pkt->info->flags & SROCE_OPF_REQ) ? sroce_qp_sack_rx(qp) :
+						   sroce_qp_sack_tx(qp)))
+		return SROCE_RX_BAD_OPCODE;
 	/* An XRC INI QP takes only responses, an XRC TGT QP only requests. */
 	if ((qp->ibqp.qp_type == IB_QPT_XRC_INI &&
 	     (pkt->info->flags & SROCE_OPF_REQ)) ||
@@ -169,6 +190,34 @@ static void sroce_skb_cnp(struct sroce_dev *sdev, const struct sroce_pkt *pkt,
 	sroce_qp_put(qp);
 }
 
+/*
+ * An unknown opcode: is it an extension one (sxh.h) for a QP whose
+ * negotiation granted it (ext.h)?  Only then is it parsed as one; to any
+ * other QP it stays an unknown opcode, exactly as before extensions
+ * existed, and to a QPN with no QP it is dropped as one to no QP (a
+ * selective ACK that comes after its QP was destroyed is no error).
+ * @hdr holds the headers sroce_skb_check() copied, @net the network part
+ * it parsed.  Return: 1 when granted, 0 when not, -ENOENT for no QP.
+ */
+static int sroce_skb_sxh_granted(struct sroce_dev *sdev, const u8 *hdr,
+				 const struct sroce_net *net)
+{
+	const u8 *bth = hdr + sroce_net_hlen(net);
+	const struct sroce_opcode_info *info = sroce_opcode_lookup(bth[0]);
+	struct sroce_qp *qp;
+	bool ok;
+
+	if (!(info->flags & SROCE_OPF_SXH))
+		return 0;
+	qp = sroce_qp_get(sdev, sroce_get_be32(bth + 4) & SROCE_QPN_MASK);
+	if (!qp)
+		return -ENOENT;
+	ok = (info->flags & SROCE_OPF_REQ) ? sroce_qp_sack_rx(qp) :
+					      sroce_qp_sack_tx(qp);
+	sroce_qp_put(qp);
+	return ok;
+}
+
 /**
  * sroce_skb_rcv() - receive one datagram of a device
  * @sdev: the device bound to the netdev the datagram arrived on; the
@@ -188,7 +237,18 @@ void sroce_skb_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 	unsigned int bytes = skb->len - min_t(unsigned int, skb->len,
 					      SROCE_UDP_HLEN);
 
-	r = sroce_skb_check(skb, &pkt, hdr, &net);
+	r = sroce_skb_check(skb, &pkt, hdr, &net, 0);
+	if (r == SROCE_RX_BAD_OPCODE) {
+		int granted = sroce_skb_sxh_granted(sdev, hdr, &net);
+
+		if (granted < 0) {
+			fate = SROCE_CNT_RX_DROP_NO_QP;
+			goto out_free;
+		}
+		if (granted)
+			r = sroce_skb_check(skb, &pkt, hdr, &net,
+					    SROCE_SXH_KNOWN);
+	}
 	if (r != SROCE_RX_OK) {
 		fate = sroce_counter_rx_err(r);
 		goto out_free;
@@ -225,4 +285,23 @@ void sroce_skb_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 out_free:
 	sroce_stats_rx(sdev->stats, fate, bytes);
 	kfree_skb(skb);
+}
+
+/**
+ * sroce_skb_reparse() - parse the headers of a datagram taken before
+ * @skb: the datagram, checked whole by sroce_skb_rcv() when it came
+ * @pkt: its headers, pointing into @hdr
+ * @hdr: SROCE_RX_HDR_BUF bytes
+ *
+ * For the responder's held requests (resp_sr.c): the ICRC was checked,
+ * and parsing again what passed then passes again.
+ *
+ * Return: 0, or -EINVAL if it does not parse (cannot happen).
+ */
+int sroce_skb_reparse(struct sk_buff *skb, struct sroce_pkt *pkt, u8 *hdr)
+{
+	struct sroce_net net;
+
+	return sroce_skb_parse(skb, pkt, hdr, &net, SROCE_SXH_KNOWN) ==
+	       SROCE_RX_OK ? 0 : -EINVAL;
 }

@@ -85,6 +85,17 @@ void sroce_req_set_probe(struct sroce_qp *qp, bool due)
 	qp->req.probe_due = due;
 }
 
+/**
+ * sroce_req_set_sr_due() - selective repeat: lost PSNs to send again, or not
+ * @qp: the QP, lock held
+ * @due: the requester takes them from sroce_comp_sr_next() first
+ */
+void sroce_req_set_sr_due(struct sroce_qp *qp, bool due)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->req.sr_due = due;
+}
+
 /* Copy @len payload bytes from @off of a WQE's message to @dst. */
 static int sroce_req_copy_payload(const struct sroce_swqe *w, u32 off,
 				  u8 *dst, u32 len)
@@ -177,7 +188,7 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 	struct sroce_seg seg;
 	struct sk_buff *skb;
 	u32 hdr_len, npsn;
-	bool owed = false;
+	bool owed = false, sxh;
 	u8 *hdr;
 	int ret;
 
@@ -201,8 +212,21 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 							    qp->pmtu) - 1);
 		w->numbered = true;
 	}
+	/*
+	 * Selective repeat granted: a SEND or WRITE packet carries the SXH
+	 * with its offset in the message (a WRITE's each its RETH too), and
+	 * the peer holds it when it comes out of order (resp_sr.c).
+	 */
+	sxh = sroce_qp_sack_tx(qp) &&
+	      (sroce_opcode_lookup(seg.opcode)->flags &
+	       (SROCE_OPF_SEND | SROCE_OPF_WRITE));
+	if (sxh) {
+		seg.opcode = sroce_opcode_sxh(seg.opcode);
+		h.sxh.flags = SROCE_SXH_OFFSET;
+		h.sxh.offset = qp->req.cur_off;
+	}
 	info = sroce_opcode_lookup(seg.opcode);
-	hdr_len = info->hdr_len;
+	hdr_len = info->hdr_len + (sxh ? SROCE_SXH_OFFSET_LEN : 0);
 	skb = sroce_net_alloc_skb(qp, hdr_len, seg.paylen, &hdr);
 	if (!skb)
 		return -ENOMEM;
@@ -259,6 +283,11 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 		h.reth.va = w->op.atomic_write.remote_addr;
 		h.reth.rkey = w->op.atomic_write.rkey;
 		h.reth.len = w->length;
+	} else if (sxh && (wri->flags & SROCE_WRF_WRITE)) {
+		/* Every packet: the RETH of its message, and its offset. */
+		h.reth.va = w->op.rdma.remote_addr;
+		h.reth.rkey = w->op.rdma.rkey;
+		h.reth.len = w->length;
 	} else if (wri->flags & (SROCE_WRF_WRITE | SROCE_WRF_READ)) {
 		/* The RETH of a WRITE's first packet, of a (resumed) READ. */
 		h.reth.va = w->op.rdma.remote_addr + qp->req.cur_off;
@@ -290,25 +319,25 @@ static int sroce_req_build_one(struct sroce_qp *qp, struct sroce_swqe *w,
 }
 
 /*
- * Send the packet at the completer's probe_psn again, alone, asking for an
- * ACK (sroce_comp_probe()); the requester keeps its place.  Lock held.
- * Returns 1 when a packet went onto @list, 0 when none did, -ENOMEM when
- * it must be tried again.
+ * Send the packet at @psn again, alone, built from where it lies; the
+ * requester keeps its place.  Lock held.  Returns 1 when a packet went
+ * onto @list, 0 when none did (not outstanding, or gone bad: the timer
+ * goes back then), -ENOMEM when it must be tried again.
  */
-static int sroce_req_probe(struct sroce_qp *qp, struct sk_buff_head *list)
+static int sroce_req_resend(struct sroce_qp *qp, u32 psn,
+			    struct sk_buff_head *list)
 {
-	u32 psn = qp->comp.probe_psn, sq_cur = qp->req.sq_cur;
+	u32 sq_cur = qp->req.sq_cur;
 	u32 cur_off = qp->req.cur_off, psn_next = qp->req.psn_next;
 	u32 gap = qp->req.ackreq_gap, i;
+	bool owed = qp->req.ackreq_owed, owed_fresh = qp->req.ackreq_owed_fresh;
 	int ret = -ENOENT;
 
 	lockdep_assert_held(&qp->lock);
 	if (!sroce_psn_in_range(psn, qp->comp.psn_una,
 				sroce_psn_outstanding(qp->req.psn_max,
-						      qp->comp.psn_una))) {
-		qp->req.probe_due = false;
+						      qp->comp.psn_una)))
 		return 0;
-	}
 	for (i = qp->comp.sq_retire; i != qp->req.sq_head; i++) {
 		struct sroce_swqe *w = sroce_swqe_at(qp, i);
 		u8 state = w->state;
@@ -334,10 +363,49 @@ static int sroce_req_probe(struct sroce_qp *qp, struct sk_buff_head *list)
 	qp->req.cur_off = cur_off;
 	qp->req.psn_next = psn_next;
 	qp->req.ackreq_gap = gap;
+	qp->req.ackreq_owed = owed;
+	qp->req.ackreq_owed_fresh = owed_fresh;
 	if (ret == -ENOMEM)
 		return ret;
-	qp->req.probe_due = false;
-	return ret ? 0 : 1;	/* a packet gone bad: the timer goes back */
+	return ret ? 0 : 1;
+}
+
+/*
+ * Send the packet at the completer's probe_psn again, alone, asking for an
+ * ACK (sroce_comp_probe()).  Lock held.  As sroce_req_resend().
+ */
+static int sroce_req_probe(struct sroce_qp *qp, struct sk_buff_head *list)
+{
+	int ret = sroce_req_resend(qp, qp->comp.probe_psn, list);
+
+	if (ret != -ENOMEM)
+		qp->req.probe_due = false;
+	return ret;
+}
+
+/*
+ * Selective repeat: send the lost PSNs the completer names again, up to
+ * @budget packets (sroce_comp_sr_next()).  Lock held.  Returns the
+ * packets that went onto @list, or -ENOMEM.
+ */
+static int sroce_req_sr_resend(struct sroce_qp *qp, struct sk_buff_head *list,
+			       int budget)
+{
+	int n = 0, ret;
+	u32 psn;
+
+	lockdep_assert_held(&qp->lock);
+	while (n < budget && sroce_comp_sr_next(qp, &psn)) {
+		ret = sroce_req_resend(qp, psn, list);
+		if (ret < 0)
+			return ret;
+		n += ret;
+	}
+	if (n < budget)
+		qp->req.sr_due = false;
+	if (n)
+		sroce_stats_add(qp->sdev->stats, SROCE_CNT_SR_RESENT, n);
+	return n;
 }
 
 /*
@@ -456,6 +524,12 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
 		if (ret == -ENOMEM)
 			return SROCE_REQ_NOMEM;
 		n += ret > 0;
+	}
+	if (qp->req.sr_due) {
+		ret = sroce_req_sr_resend(qp, list, SROCE_REQ_BATCH);
+		if (ret == -ENOMEM)
+			return SROCE_REQ_NOMEM;
+		n += ret;
 	}
 
 	for (steps = 0; steps < SROCE_REQ_BATCH; steps++) {
@@ -627,6 +701,7 @@ void sroce_req_reset(struct sroce_qp *qp)
 	qp->req.cur_off = 0;
 	qp->req.ackreq_gap = 0;
 	qp->req.ackreq_owed = false;
+	qp->req.sr_due = false;
 }
 
 /**

@@ -47,6 +47,7 @@
 #include "sroce.h"
 #include "engine.h"
 #include "counters.h"
+#include "net.h"
 #include "resp.h"
 #include "proto/sroce_proto.h"
 
@@ -230,6 +231,7 @@ static void sroce_resp_drop(struct sroce_qp *qp, bool responses)
 		sroce_resp_drop_res(qp);
 	sroce_resp_end_write(qp);
 	sroce_resp_rwqe_drop(qp);
+	sroce_resp_sr_drop(qp);
 }
 
 /*
@@ -282,6 +284,50 @@ static bool sroce_resp_out_of_place(const struct sroce_qp *qp, u32 flags)
 	return !((flags & SROCE_OPF_SEND) ? in_msg : in_write);
 }
 
+/* Execute the request at the expected PSN; lock held. */
+static void sroce_resp_exec(struct sroce_qp *qp, struct sk_buff *skb,
+			    const struct sroce_pkt *pkt, bool xrc_ok,
+			    struct sroce_nfy *nfy)
+{
+	u32 flags = pkt->info->flags;
+
+	qp->resp.nak_sent = false;
+	if (!xrc_ok || sroce_resp_out_of_place(qp, flags))
+		sroce_resp_invalid(qp, pkt, nfy);
+	else if (flags & SROCE_OPF_SEND)
+		sroce_resp_send(qp, skb, pkt, nfy);
+	else if (flags & SROCE_OPF_WRITE)
+		sroce_resp_write(qp, skb, pkt, nfy);
+	else if (flags & SROCE_OPF_READ)
+		sroce_resp_read(qp, pkt, nfy);
+	else if (flags & SROCE_OPF_ATOMIC_WRITE)
+		sroce_resp_atomic_write(qp, skb, pkt, nfy);
+	else
+		sroce_resp_atomic(qp, pkt, nfy);
+}
+
+/*
+ * Selective repeat: run the held requests whose turn came, in PSN order
+ * (resp_sr.c), and acknowledge how far they got.  Lock held.
+ */
+static void sroce_resp_sr_run(struct sroce_qp *qp, struct sroce_nfy *nfy)
+{
+	u8 hdr[SROCE_RX_HDR_BUF];
+	struct sroce_pkt pkt;
+	struct sk_buff *skb;
+	bool ran = false;
+
+	while (qp->state != IB_QPS_ERR && (skb = sroce_resp_sr_next(qp))) {
+		/* Checked whole when it came: it parses again. */
+		if (!sroce_skb_reparse(skb, &pkt, hdr))
+			sroce_resp_exec(qp, skb, &pkt, true, nfy);
+		dev_kfree_skb_any(skb);
+		ran = true;
+	}
+	if (ran)
+		sroce_resp_sr_ack(qp);
+}
+
 /**
  * sroce_resp_rcv() - a request packet for a QP's responder
  * @qp: the QP, with a reference
@@ -310,6 +356,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	if (qp->ibqp.qp_type == IB_QPT_UC && !sroce_resp_uc_accept(qp, pkt))
 		goto out_unlock;
+	sroce_resp_sr_begin(qp, pkt);
 
 	switch (sroce_psn_classify(pkt->bth.psn, qp->resp.epsn)) {
 	case SROCE_PSN_DUPLICATE:
@@ -325,6 +372,12 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 						 SROCE_PSN_MASK));
 		break;
 	case SROCE_PSN_AHEAD:
+		if (qp->resp.sr_on) {
+			/* Held for its turn; the sender learns what is missing. */
+			sroce_resp_sr_hold(qp, skb, pkt);
+			sroce_resp_sr_ack(qp);
+			break;
+		}
 		if (qp->resp.nak_sent)
 			break;
 		qp->resp.nak_sent = true;
@@ -333,19 +386,9 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 				   qp->resp.epsn);
 		break;
 	case SROCE_PSN_EXPECTED:
-		qp->resp.nak_sent = false;
-		if (!xrc_ok || sroce_resp_out_of_place(qp, flags))
-			sroce_resp_invalid(qp, pkt, &nfy);
-		else if (flags & SROCE_OPF_SEND)
-			sroce_resp_send(qp, skb, pkt, &nfy);
-		else if (flags & SROCE_OPF_WRITE)
-			sroce_resp_write(qp, skb, pkt, &nfy);
-		else if (flags & SROCE_OPF_READ)
-			sroce_resp_read(qp, pkt, &nfy);
-		else if (flags & SROCE_OPF_ATOMIC_WRITE)
-			sroce_resp_atomic_write(qp, skb, pkt, &nfy);
-		else
-			sroce_resp_atomic(qp, pkt, &nfy);
+		sroce_resp_exec(qp, skb, pkt, xrc_ok, &nfy);
+		if (qp->resp.sr_on)
+			sroce_resp_sr_run(qp, &nfy);
 		break;
 	}
 out_unlock:
@@ -425,4 +468,5 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	qp->resp.msn = 0;
 	qp->resp.nak_sent = false;
 	sroce_resp_msg_reset(qp);
+	sroce_resp_sr_reset(qp);
 }

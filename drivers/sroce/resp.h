@@ -142,6 +142,17 @@ void sroce_resp_drop_res(struct sroce_qp *qp);
 void sroce_resp_out_reset(struct sroce_qp *qp);
 
 /* resp_ud.c */
+/* resp_sr.c: selective repeat (sr_on, sr_held) */
+struct sroce_sack;
+void sroce_resp_sr_begin(struct sroce_qp *qp, const struct sroce_pkt *pkt);
+bool sroce_resp_sr_hold(struct sroce_qp *qp, struct sk_buff *skb,
+			const struct sroce_pkt *pkt);
+struct sk_buff *sroce_resp_sr_next(struct sroce_qp *qp);
+void sroce_resp_sr_ack(struct sroce_qp *qp);
+void sroce_resp_sr_map(struct sroce_qp *qp, struct sroce_sack *sack);
+void sroce_resp_sr_drop(struct sroce_qp *qp);
+void sroce_resp_sr_reset(struct sroce_qp *qp);
+
 void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 		   const struct sroce_pkt *pkt, struct sroce_nfy *nfy);
 

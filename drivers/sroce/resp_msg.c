@@ -181,7 +181,7 @@ void sroce_resp_send(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 	ret = sroce_sge_scatter_skb(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
 				    qp->resp.recv_off, skb,
-				    SROCE_UDP_HLEN + pkt->info->hdr_len,
+				    SROCE_UDP_HLEN + pkt->hdr_len,
 				    pkt->paylen);
 	if (ret == -EAGAIN && sroce_qp_is_rc(qp) &&
 	    !sroce_odp_failed(qp, SROCE_ODP_RESP)) {
@@ -257,6 +257,15 @@ void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		qp->resp.wr_len = h.reth.len;
 		qp->resp.wr_off = 0;
 	}
+	/*
+	 * With an SXH every packet names its message and its place in it
+	 * (protocol.md): held in PSN order (resp_sr.c), it comes in its
+	 * place, or it lies.
+	 */
+	if ((flags & SROCE_OPF_SXH) &&
+	    (h.sxh.offset != qp->resp.wr_off || h.reth.va != qp->resp.wr_va ||
+	     h.reth.rkey != qp->resp.wr_rkey || h.reth.len != qp->resp.wr_len))
+		goto err_invalid;
 	/* The packets carry exactly the length the RETH announced. */
 	if (pkt->paylen > qp->resp.wr_len - qp->resp.wr_off ||
 	    !!(flags & SROCE_OPF_LAST) !=
@@ -275,7 +284,7 @@ void sroce_resp_write(struct sroce_qp *qp, struct sk_buff *skb,
 		if (!ret)
 			copied = sroce_mr_copy_from_skb(qp->resp.wr_mr, va, skb,
 							SROCE_UDP_HLEN +
-							pkt->info->hdr_len,
+							pkt->hdr_len,
 							pkt->paylen);
 		sroce_mr_remote_end(qp->resp.wr_mr);
 		if (ret) {

@@ -19,6 +19,7 @@
 
 #include "sroce.h"
 #include "engine.h"
+#include "counters.h"
 #include "net.h"
 #include "resp.h"
 #include "proto/sroce_proto.h"
@@ -165,17 +166,32 @@ static struct sk_buff *sroce_resp_build_res(struct sroce_qp *qp,
 	return skb;
 }
 
+/*
+ * The ACK or NAK owed.  With selective repeat (resp_sr.c) an ACK is a
+ * selective ACK (0xd8): the PSN it acknowledges up to, then which PSNs
+ * after the next one are held.  NAKs stay IBTA's.
+ */
 static struct sk_buff *sroce_resp_build_ack(struct sroce_qp *qp)
 {
-	u32 hdr_len = SROCE_BTH_LEN + SROCE_AETH_LEN;
 	struct sroce_hdrs h = {};
 	struct sk_buff *skb;
+	u32 hdr_len;
 	u8 *hdr;
 
+	h.bth.opcode = sroce_rc_opcode(sroce_qp_transport(qp), SROCE_OP_RC_ACK);
+	if (qp->resp.sr_on &&
+	    sroce_aeth_type(qp->resp.ack.syndrome) == SROCE_AETH_ACK) {
+		h.bth.opcode = SROCE_OP_SXH_SACK;
+		h.sxh.flags = SROCE_SXH_SACK;
+		h.sxh.sack.epsn = sroce_psn_add(qp->resp.ack.psn, 1);
+		sroce_resp_sr_map(qp, &h.sxh.sack);
+	}
+	hdr_len = sroce_hdrs_len(&h);
 	skb = sroce_net_alloc_skb(qp, hdr_len, 0, &hdr);
 	if (!skb)
 		return NULL;
-	h.bth.opcode = sroce_rc_opcode(sroce_qp_transport(qp), SROCE_OP_RC_ACK);
+	if (h.bth.opcode == SROCE_OP_SXH_SACK)
+		sroce_stats_inc(qp->sdev->stats, SROCE_CNT_SACK_SENT);
 	h.bth.pkey = SROCE_DEFAULT_PKEY;
 	h.bth.dqpn = qp->attr.dest_qp_num;
 	h.bth.psn = qp->resp.ack.psn;

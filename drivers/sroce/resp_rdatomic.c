@@ -308,7 +308,7 @@ void sroce_resp_atomic_write(struct sroce_qp *qp, struct sk_buff *skb,
 	if (!sroce_resp_res_granted(qp, false) ||
 	    h.reth.len != sizeof(op.value) || pkt->paylen != sizeof(op.value) ||
 	    pkt->bth.pad || !IS_ALIGNED(h.reth.va, sizeof(op.value)) ||
-	    skb_copy_bits(skb, SROCE_UDP_HLEN + pkt->info->hdr_len, &op.value,
+	    skb_copy_bits(skb, SROCE_UDP_HLEN + pkt->hdr_len, &op.value,
 			  sizeof(op.value))) {
 		sroce_resp_invalid(qp, pkt, nfy);
 		return;

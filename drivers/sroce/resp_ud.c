@@ -66,7 +66,7 @@ void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 				grh, SROCE_GRH_LEN, SROCE_MR_FROM_BUF) ||
 		 sroce_sge_scatter_skb(qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
 				       SROCE_GRH_LEN, skb,
-				       SROCE_UDP_HLEN + pkt->info->hdr_len,
+				       SROCE_UDP_HLEN + pkt->hdr_len,
 				       pkt->paylen))
 		cqe.status = IB_WC_LOC_PROT_ERR;
 

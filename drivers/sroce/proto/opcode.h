@@ -233,6 +233,23 @@ static inline enum sroce_transport sroce_opcode_transport(u8 opcode)
 }
 
 /*
+ * The transport of an extension opcode (sxh.h): 0xc0-0xdf are RC's,
+ * 0xe0-0xff XRC's; of any other, its own.
+ */
+static inline enum sroce_transport sroce_opcode_base_transport(u8 opcode)
+{
+	if (opcode < 0xc0)
+		return sroce_opcode_transport(opcode);
+	return opcode & 0x20 ? SROCE_TRANSPORT_XRC : SROCE_TRANSPORT_RC;
+}
+
+/* The extension opcode of RC or XRC opcode @op: 0xc0 | op, 0xe0 | op */
+static inline u8 sroce_opcode_sxh(u8 op)
+{
+	return 0xc0 | op;
+}
+
+/*
  * The opcode of an RC operation (a SROCE_OP_RC_* value) on transport @t,
  * RC or XRC: XRC's opcodes are RC's with its transport bits.
  */

@@ -111,7 +111,7 @@ enum sroce_rx_reason sroce_pkt_check_qp(const struct sroce_pkt *pkt,
 
 	if (flags & SROCE_OPF_CNP)
 		return SROCE_RX_OK;
-	if (sroce_opcode_transport(pkt->bth.opcode) != qpt)
+	if (sroce_opcode_base_transport(pkt->bth.opcode) != qpt)
 		return SROCE_RX_BAD_TRANSPORT;
 	if (pkt->paylen > pmtu)
 		return SROCE_RX_OVER_MTU;

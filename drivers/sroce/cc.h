@@ -66,11 +66,12 @@ struct sroce_cc_dev {
 
 /**
  * struct sroce_cc_qp - a QP's DCQCN state (reaction and notification point)
- * @lock: guards every field but @cnp_sent_at; taken by the transmit path
+ * @lock: guards every field but the atomics; taken by the transmit path
  *	(sroce_cc_stamp()) and the receive softirq (sroce_cc_rp_cnp())
  * @paced: a CNP cut the rate and it has not recovered to the line rate;
  *	read without the lock on the transmit fast path
- * @rate: the current rate Rc, Mb/s
+ * @rate: the current rate Rc, Mb/s; also read without the lock by the
+ *	requester's window (sroce_cc_window(): a stale value only delays it)
  * @target: the target rate Rt, Mb/s
  * @alpha: DCQCN's alpha, in 1/1024
  * @t_stage: increase events of the timer since the last cut

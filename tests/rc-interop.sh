@@ -145,9 +145,12 @@ test_sroce_counters() {
 # packet is RC (opcodes 0x00-0x1f) to a QP other than 1, or a UD SEND ONLY
 # to QP1: sroce's Get and the answer of rdma_rxe's MAD core, which knows no
 # class 0x30 and says "unsupported"; sroce counts that as a refusal, not a
-# timeout, agrees on nothing, and the data is verified as always.
+# timeout, agrees on nothing, and the data is verified as always.  With
+# congestion control on (the default) every packet of sroce's is ECT(0),
+# which rdma_rxe takes like any other.
 test_ext_rxe() {
-	local snap pcap=/tmp/ext-rxe.pcap pid rows op qp mads=0 rc_pkts=0 bad='' rc=0
+	local snap pcap=/tmp/ext-rxe.pcap pid rows op qp ecn src mads=0 rc_pkts=0 bad='' rc=0
+	local not_ect=0
 	path_mtu 1024 rxe0 sroce1
 	tcpdump -i v0 -s 0 -U -w "$pcap" udp port 4791 2> /tmp/ext-tcpdump.err &
 	pid=$!
@@ -162,8 +165,10 @@ test_ext_rxe() {
 		ext_hello_accepted=0 ext_hello_timeouts=0 ext_hello_replied=0 \
 		ext_agreements=0
 	rows=$(tshark -r "$pcap" -T fields -e infiniband.bth.opcode \
-		-e infiniband.bth.destqp)
-	while read -r op qp; do
+		-e infiniband.bth.destqp -e ip.dsfield.ecn -e ip.src)
+	while read -r op qp ecn src; do
+		# Congestion control on (sroce's default): sroce's leave ECT(0).
+		[ "$src" != "$IP_SROCE" ] || [ "$ecn" = 2 ] || not_ect=$((not_ect + 1))
 		if [ "$op" = 100 ] && [ "$((qp))" = 1 ]; then
 			mads=$((mads + 1))
 		elif [ -n "$op" ] && [ "$op" -lt 32 ] && [ "$((qp))" != 1 ]; then
@@ -174,6 +179,7 @@ test_ext_rxe() {
 	done <<< "$rows"
 	echo "captured: $rc_pkts RC packets, $mads MADs to QP1, others:${bad:- none}"
 	[ -z "$bad" ] || fail "packets neither RC nor MADs to QP1:$bad"
+	[ "$not_ect" = 0 ] || fail "$not_ect of sroce's packets not ECT(0)"
 	[ "$mads" -ge 2 ] || fail "expected sroce's hello and rdma_rxe's answer, saw $mads MADs"
 	[ "$rc_pkts" -ge 200 ] || fail "expected the pingpong's 200 RC packets or more, saw $rc_pkts"
 }

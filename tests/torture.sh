@@ -67,6 +67,7 @@ SEED_ARGS=()
 cleanup() {
 	rdma link delete rxe1 2>/dev/null
 	ip link del r0 2>/dev/null
+	ecn_cleanup
 	veth_cleanup
 }
 trap cleanup EXIT
@@ -489,6 +490,182 @@ test_lossless() {
 	lossless
 }
 
+# ---- congestion: ECN, CNPs and the DCQCN rate -------------------------------
+# sroce2 sends through a "switch" (a bridge in the namespace $SW) whose
+# port towards sroce3 is a 50 Mbit/s bottleneck with RED marking CE:
+#
+#   init_net                  $SW                          $NS
+#   sroce2 on c0 ---veth--- c0s [br0] c1s ---veth--- c1, sroce3
+#   10.93.14.1   fq (pacing)        tbf 50mbit + red ecn   10.93.14.2
+#
+# sroce2's QPs leave ECT(0); sroce3 answers the CE marks with CNPs, which
+# cut sroce2's QP rates; fq on c0 holds each packet until its departure
+# time (Documentation/kernel-driver.md).  The bottleneck's backlog is
+# sampled meanwhile (the guest has no ping).
+SW=sroce-sw-$$
+ECN0=10.93.14.1
+ECN1=10.93.14.2
+# RED's queue is bounded by its limit, 1 MB: 160 ms at 50 Mbit/s.  sroce2
+# ignoring CNPs fills it (RED marks ECN-capable packets above its
+# thresholds instead of dropping them); reacting, it stays near the
+# thresholds, 30-90 kB (5-15 ms).
+ECN_BACKLOG_MAX=200000	# bytes: 32 ms at 50 Mbit/s
+ECN_WARMUP=1.5
+
+ecn_cleanup() {
+	rdma link delete sroce2 2>/dev/null
+	ip netns exec "$NS" rdma link delete sroce3 2>/dev/null
+	ip link del c0 2>/dev/null
+	ip netns del "$SW" 2>/dev/null
+	return 0
+}
+
+# ecn_capture start|stop|check: tcpdump on c0 takes sroce2's first data
+# packets and the first CNPs sroce3 sends it; check: tshark shows the data
+# ECT(0), each CNP byte for byte the Annex A17.9.3 CNP of a ConnectX NIC
+# (BTH 81 00 ffff 40 DestQP 00000000, 16 zero bytes, the ICRC, which
+# sroce2 verified: rx_cnp counts only valid packets) with DSCP 48 and no
+# ECN.
+ECN_PCAP=/tmp/sroce-ecn
+ecn_capture() {
+	local rows n=0 dscp ecn pl
+	case $1 in
+	start)
+		tcpdump -i c0 -s 0 -U -c 5 -w "$ECN_PCAP-data.pcap" \
+			"udp dst port 4791 and src host $ECN0" 2> "$ECN_PCAP-data.err" &
+		ECN_DUMPS=$!
+		tcpdump -i c0 -s 0 -U -c 5 -w "$ECN_PCAP-cnp.pcap" \
+			"udp dst port 4791 and udp[8] = 0x81" 2> "$ECN_PCAP-cnp.err" &
+		ECN_DUMPS="$ECN_DUMPS $!"
+		wait_for 10 grep -q listening "$ECN_PCAP-data.err"
+		wait_for 10 grep -q listening "$ECN_PCAP-cnp.err"
+		;;
+	stop)
+		# shellcheck disable=SC2086 # two PIDs
+		kill -INT $ECN_DUMPS 2>/dev/null || true
+		# shellcheck disable=SC2086 # two PIDs
+		wait $ECN_DUMPS || true
+		;;
+	check)
+		rows=$(tshark -r "$ECN_PCAP-data.pcap" -T fields -e ip.dsfield.ecn)
+		echo "sroce2's data packets, ECN field: ${rows//$'\n'/ }"
+		[[ $rows =~ ^(2[[:space:]]*)+$ ]] || fail "sroce2's data packets are not ECT(0)"
+		rows=$(tshark -r "$ECN_PCAP-cnp.pcap" -T fields -e ip.dsfield.dscp \
+			-e ip.dsfield.ecn -e udp.payload)
+		while read -r dscp ecn pl; do
+			echo "CNP: DSCP $dscp ECN $ecn UDP payload $pl"
+			if [ "$dscp" != 48 ] || [ "$ecn" != 0 ]; then
+				fail "a CNP with DSCP $dscp, ECN $ecn"
+			fi
+			[[ $pl =~ ^8100ffff4000[0-9a-f]{4}00000000(00){16}[0-9a-f]{8}$ ]] ||
+				fail "a CNP unlike the Annex's: $pl"
+			n=$((n + 1))
+		done <<< "$rows"
+		[ "$n" -ge 1 ] || fail "no CNP captured"
+		rm -f "$ECN_PCAP"-*
+		;;
+	esac
+}
+
+# cc_set DEV NAME=VALUE...: DEV's congestion control parameters.
+cc_set() {
+	local d=$1 kv
+	shift
+	for kv in "$@"; do
+		echo "${kv#*=}" > "$HW_SYSFS/$d/cc_params/${kv%=*}" ||
+			fail "$d: cannot set ${kv%=*}"
+	done
+}
+
+# ecn_backlog_sample STOP OUT: the largest backlog of the bottleneck seen
+# every 0.2 s after the first ECN_WARMUP s until the file STOP exists,
+# then written to OUT (bytes).
+ecn_backlog_sample() {
+	local max=0 out
+	sleep "$ECN_WARMUP"
+	while [ ! -e "$1" ]; do
+		out=$(ip netns exec "$SW" tc -j -s qdisc show dev c1s)
+		if [[ $out =~ \"backlog\":([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -gt "$max" ]; then
+			max=${BASH_REMATCH[1]}
+		fi
+		sleep 0.2
+	done
+	echo "$max" > "$2"
+}
+
+ecn_setup() {
+	ip netns add "$SW"
+	ip link add c0 type veth peer name c0s netns "$SW"
+	ip -n "$SW" link add c1s type veth peer name c1 netns "$NS"
+	ip -n "$SW" link add br0 type bridge
+	ip -n "$SW" link set c0s master br0
+	ip -n "$SW" link set c1s master br0
+	ip -n "$SW" link set br0 up
+	ip -n "$SW" link set c0s up
+	ip -n "$SW" link set c1s up
+	ip addr add "$ECN0/24" dev c0
+	ip link set c0 up
+	ip -n "$NS" addr add "$ECN1/24" dev c1
+	ip -n "$NS" link set c1 up
+	tc qdisc add dev c0 root fq flow_limit 1000
+	ip netns exec "$SW" tc qdisc add dev c1s root handle 1: tbf rate 50mbit \
+		burst 16kb latency 400ms
+	ip netns exec "$SW" tc qdisc add dev c1s parent 1:1 handle 10: red \
+		limit 1000000 min 30000 max 90000 avpkt 1100 burst 50 \
+		bandwidth 50mbit probability 0.5 ecn
+	rdma link add sroce2 type sroce netdev c0
+	ip netns exec "$NS" rdma link add sroce3 type sroce netdev c1
+	wait_for 10 has_gid sroce2 "::ffff:$ECN0"
+	wait_for 10 has_gid sroce3 "::ffff:$ECN1"
+}
+
+# 16 MiB of SEND and WRITE from sroce2 to sroce3 over 4 QPs, verified:
+# their windows (4 x 128 packets, 555 kB) would fill the queue past
+# ECN_BACKLOG_MAX if sroce2 did not slow down.
+test_ecn() {
+	local rc=0 qdisc dir backlog sampler
+	modprobe -q sch_red
+	modprobe -q sch_tbf
+	modprobe -q sch_fq
+	backlog=$(sysctl -n net.core.netdev_max_backlog)
+	# As lossless: more than the windows in the receive backlogs.
+	sysctl -qw net.core.netdev_max_backlog=10000
+	ecn_setup || fail "the switch topology could not be set up"
+	ADDR_A=$ECN0 ADDR_B=$ECN1
+	# NVIDIA's defaults are made for microsecond round trips at 100 Gbit/s;
+	# here a round trip takes milliseconds at 50 Mbit/s: the timers and
+	# steps scaled to it, and a line rate of 100 Mbit/s (sroce cannot know
+	# a veth's).
+	cc_set sroce3 np_min_time_between_cnps=1000
+	cc_set sroce2 rp_max_rate=100 rp_dce_tcp_rtt=5000 \
+		rp_rate_reduce_monitor_period=5000 rp_time_reset=5000 \
+		rp_ai_rate=1 rp_hai_rate=5
+	ecn_capture start
+	dir=$(mktemp -d)
+	ecn_backlog_sample "$dir/stop" "$dir/max" &
+	sampler=$!
+	torture sroce2 sroce3 --qps 4 --bytes 16M --depth 16 --progress 10 \
+		--one-way --mix send=1,write=1 || rc=$?
+	touch "$dir/stop"
+	wait "$sampler" || true
+	ecn_capture stop
+	sysctl -qw net.core.netdev_max_backlog="$backlog"
+	backlog=$(< "$dir/max")
+	rm -r "$dir"
+	qdisc=$(ip netns exec "$SW" tc -s qdisc show dev c1s)
+	echo "$qdisc"
+	[ "$rc" -eq 0 ] || fail "sroce-torture failed ($rc)"
+	hw_at_least "$TORTURE_SNAP" sroce3 np_ecn_marked_roce_packets 1
+	hw_at_least "$TORTURE_SNAP" sroce3 np_cnp_sent 1
+	hw_at_least "$TORTURE_SNAP" sroce2 rx_cnp 1
+	hw_at_least "$TORTURE_SNAP" sroce2 rp_rate_cuts 1
+	[[ $qdisc =~ marked\ ([1-9][0-9]*) ]] || fail "RED marked no packet CE"
+	ecn_capture check
+	echo "the bottleneck's largest backlog: $backlog bytes (below $ECN_BACKLOG_MAX expected)"
+	[ "$backlog" -lt "$ECN_BACKLOG_MAX" ] || fail "the bottleneck's queue was not kept short"
+	ecn_cleanup
+}
+
 # Nothing of the tool is left, then the module goes cleanly.
 test_rmmod() {
 	sroce_pair_rmmod
@@ -558,6 +735,7 @@ lossy_cases() {
 	run_test "link down 2 s mid-transfer, QP timeout 18: every QP recovers, $FLAP_BYTES verified" profile flap_recovers
 	run_test "all packets lost 2 s mid-transfer, link up, QP timeout 14: RETRY_EXC_ERR, the rest flushed, no hang" profile flap_fails_cleanly
 	run_test "lossless wire: $LOSSLESS_BYTES verified, fewer than $LOSSLESS_PERMILLE per 1000 packets sent again" profile lossless
+	run_test "ECN bottleneck (50 Mbit/s, RED ecn): 16 MiB verified, CE marks answered with CNPs, rates cut, the queue short" profile ecn
 	run_test "rmmod sroce after the lossy runs is clean" test_rmmod
 }
 

@@ -22,8 +22,8 @@
  * delivered to its group (rx_mcast, once however many QPs are attached),
  * or dropped (rx_drop_mcast: a multicast QPN to a unicast address or the
  * other way round, not UD, no group of that address on the device); a
- * congestion notification (rx_cnp: counted, and dropped, as sroce does no
- * congestion control).  So rx_packets is the sum of those six and the
+ * congestion notification (rx_cnp; one from a connected QP's peer slows
+ * the QP, cc.c).  So rx_packets is the sum of those six and the
  * rx_err_* counters.
  *
  * The transport counters after SROCE_CNT_TX_PACKETS count events of the
@@ -71,6 +71,10 @@ enum sroce_counter {
 	SROCE_CNT_EXT_HELLO_REPLIED,	/* peers' Gets answered */
 	SROCE_CNT_EXT_HELLO_DROPPED,	/* hellos received and dropped */
 	SROCE_CNT_EXT_AGREED,		/* QPs that agreed with their peer */
+	/* Congestion control (cc.c) */
+	SROCE_CNT_NP_ECN_MARKED,	/* CE-marked packets at connected QPs */
+	SROCE_CNT_NP_CNP_SENT,		/* CNPs sent for them */
+	SROCE_CNT_RP_RATE_CUTS,		/* QP rates cut by CNPs */
 	/* selective repeat (#36) */
 	SROCE_CNT_SR_HELD,		/* requests held ahead of the expected PSN */
 	SROCE_CNT_SACK_SENT,		/* selective ACKs sent */

@@ -86,6 +86,7 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	sroce_mcast_init(sdev);
 	sroce_flows_init(sdev);
 	sroce_ext_dev_init(sdev);
+	sroce_cc_dev_init(sdev);
 	ret = sroce_counters_alloc(sdev);
 	if (ret)
 		goto err_dealloc;
@@ -124,6 +125,7 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 		goto err_dealloc;
 	}
 	pr_info("%s: created on %s\n", name, netdev_name(ndev));
+	sroce_cc_dev_add(sdev);
 
 	/*
 	 * Until ib_register_device() returned, the notifier could not find the
@@ -167,6 +169,7 @@ void sroce_dev_dealloc(struct ib_device *ibdev)
 	struct sroce_dev *sdev = to_sdev(ibdev);
 
 	/* The core destroyed every PD (and user context) before this call. */
+	sroce_cc_dev_remove(sdev);
 	WARN_ON(atomic_read(&sdev->pd_count));
 	WARN_ON(atomic_read(&sdev->cq_count));
 	WARN_ON(atomic_read(&sdev->qp_count));

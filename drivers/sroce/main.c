@@ -173,6 +173,7 @@ static int __init sroce_mod_init(void)
 		goto err_notifier;
 	}
 
+	sroce_cc_init();
 	rdma_link_register(&sroce_link_ops);
 
 	pr_info("loaded\n");
@@ -202,6 +203,7 @@ static void __exit sroce_mod_exit(void)
 	 * disappears meanwhile still has its device removed.
 	 */
 	ib_unregister_driver(SROCE_DRIVER_ID);
+	sroce_cc_exit();
 	/* Every device's client data went with it. */
 	sroce_ext_exit();
 	/* No device left: the notifier has nothing more to find. */

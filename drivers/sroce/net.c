@@ -19,6 +19,7 @@
 #include "sroce.h"
 #include "qp.h"
 #include "counters.h"
+#include "cc.h"
 #include "net.h"
 #include "proto/sroce_proto.h"
 
@@ -142,7 +143,7 @@ static void sroce_net_encap(struct sk_buff *skb, const struct sroce_net *hdr)
  */
 static void sroce_net_out_run(struct sroce_dev *sdev, struct sk_buff *head,
 			      struct dst_entry *dst, const struct sroce_net *hdr,
-			      u32 npkts)
+			      u32 npkts, struct sroce_qp *paced)
 {
 	u32 nhl = sroce_net_hlen(hdr);
 
@@ -165,6 +166,8 @@ static void sroce_net_out_run(struct sroce_dev *sdev, struct sk_buff *head,
 		head->ip_summed = CHECKSUM_NONE;
 	}
 	skb_dst_set(head, dst_clone(dst));
+	if (paced)
+		sroce_cc_stamp(paced, head, head->len + (npkts - 1) * nhl);
 	local_bh_disable();
 	sroce_stats_add(sdev->stats, SROCE_CNT_TX_PACKETS, npkts);
 	sroce_stats_add(sdev->stats, SROCE_CNT_TX_BYTES, head->len - nhl);
@@ -191,6 +194,7 @@ static void sroce_net_out_run(struct sroce_dev *sdev, struct sk_buff *head,
  * @av: the source and destination GIDs (IPv4-mapped for IPv4), the IPv4
  *	TOS or IPv6 traffic class, the TTL or hop limit (0: 64)
  * @qpn: the sending QP, hashed into the UDP source port (0xc000..0xffff)
+ * @paced: the QP whose rate paces the packets (cc.c), or NULL
  *
  * Routes once through the device's netdev in its namespace, builds IP (DF
  * set) and UDP (checksum 0) headers with the protocol core and the ICRC
@@ -212,7 +216,8 @@ static void sroce_net_out_run(struct sroce_dev *sdev, struct sk_buff *head,
  * packet sockets too: its packets leave one by one.
  */
 void sroce_net_xmit_list(struct sroce_dev *sdev, struct sk_buff_head *list,
-			 const struct sroce_av *av, u32 qpn)
+			 const struct sroce_av *av, u32 qpn,
+			 struct sroce_qp *paced)
 {
 	struct sk_buff *skb, *head = NULL, *tail = NULL;
 	struct dst_entry *dst;
@@ -242,7 +247,7 @@ void sroce_net_xmit_list(struct sroce_dev *sdev, struct sk_buff_head *list,
 		}
 		if (head && (!runs ||
 			     head->len + nhl + skb->len > SROCE_NET_GSO_MAX)) {
-			sroce_net_out_run(sdev, head, dst, &hdr, npkts);
+			sroce_net_out_run(sdev, head, dst, &hdr, npkts, paced);
 			head = NULL;
 		}
 		hdr.ip_id = head ? npkts : 0;
@@ -266,7 +271,7 @@ void sroce_net_xmit_list(struct sroce_dev *sdev, struct sk_buff_head *list,
 		npkts++;
 	}
 	if (head)
-		sroce_net_out_run(sdev, head, dst, &hdr, npkts);
+		sroce_net_out_run(sdev, head, dst, &hdr, npkts, paced);
 	dst_release(dst);
 }
 
@@ -406,7 +411,9 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp, u32 hdr_len,
  *	each consumed.  A UD packet carries its address (sroce_skb_av()).
  *
  * A connected QP's packets share one path: sroce_net_xmit_list() sends
- * them in runs; a datagram or raw QP's go one by one.
+ * them in runs, paced by the QP's rate (cc.c); a datagram or raw QP's go
+ * one by one.  Each leaves with the device's DSCP and ECN bits
+ * (sroce_cc_tclass()).
  */
 void sroce_net_qp_xmit_list(struct sroce_qp *qp, struct sk_buff_head *list)
 {
@@ -426,7 +433,8 @@ void sroce_net_qp_xmit_list(struct sroce_qp *qp, struct sk_buff_head *list)
 		spin_lock_irqsave(&qp->lock, flags);
 		av = qp->av;
 		spin_unlock_irqrestore(&qp->lock, flags);
-		sroce_net_xmit_list(qp->sdev, list, &av, qp->ibqp.qp_num);
+		av.tclass = sroce_cc_tclass(qp->sdev, av.tclass);
+		sroce_net_xmit_list(qp->sdev, list, &av, qp->ibqp.qp_num, qp);
 		return;
 	}
 	__skb_queue_head_init(&one);
@@ -437,7 +445,8 @@ void sroce_net_qp_xmit_list(struct sroce_qp *qp, struct sk_buff_head *list)
 		}
 		/* The control buffer is the IP layer's once sent. */
 		av = *sroce_skb_av(skb);
+		av.tclass = sroce_cc_tclass(qp->sdev, av.tclass);
 		__skb_queue_tail(&one, skb);
-		sroce_net_xmit_list(qp->sdev, &one, &av, qp->ibqp.qp_num);
+		sroce_net_xmit_list(qp->sdev, &one, &av, qp->ibqp.qp_num, NULL);
 	}
 }

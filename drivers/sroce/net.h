@@ -28,13 +28,14 @@ struct sock *sroce_socket_sk(struct net *net, bool ipv6);
 int sroce_net_init(void);
 void sroce_net_exit(void);
 bool sroce_net_path_up(struct sroce_dev *sdev, const struct sroce_av *av);
+struct sroce_qp;
 void sroce_net_xmit_list(struct sroce_dev *sdev, struct sk_buff_head *list,
-			 const struct sroce_av *av, u32 qpn);
+			 const struct sroce_av *av, u32 qpn,
+			 struct sroce_qp *paced);
 
 /* Room sroce_net_xmit_list() needs in front of the BTH */
 #define SROCE_NET_HEADROOM	(LL_MAX_HEADER + 40 + 8)
 
-struct sroce_qp;
 struct sk_buff *sroce_net_alloc_skb(struct sroce_qp *qp, u32 hdr_len,
 				    u32 paylen, u8 **hdr);
 void sroce_net_qp_xmit_list(struct sroce_qp *qp, struct sk_buff_head *list);

@@ -250,6 +250,7 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->pmtu = 1024;
 	qp->comp.cwnd = SROCE_REQ_WINDOW;
 	spin_lock_init(&qp->lock);
+	sroce_cc_qp_init(qp);
 	__skb_queue_head_init(&qp->resp.sr_held);
 	qp->slot = kmalloc(sizeof(*qp->slot), GFP_KERNEL_ACCOUNT);
 	if (!qp->slot) {

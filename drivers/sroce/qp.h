@@ -323,6 +323,7 @@ struct sroce_qp {
 	struct sroce_rss *rss;
 	struct list_head mcast;
 	struct sroce_ext_qp ext;
+	struct sroce_cc_qp cc;
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)

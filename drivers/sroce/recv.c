@@ -15,8 +15,10 @@
  * when no such QP exists, when it fails the checks that need the QP (its
  * transport, the path MTU) or when it does not come from the QP's peer.
  * A packet with the multicast QPN or to a multicast address goes to
- * mcast.c instead (sroce_mcast_rcv()); a congestion notification (CNP)
- * is counted and dropped.
+ * mcast.c instead (sroce_mcast_rcv()).  Congestion control (cc.c): a
+ * congestion notification (CNP) from a connected QP's peer slows the QP it
+ * names, and a CE-marked packet for a connected QP makes the device send
+ * one to the peer QP.
  */
 #include <linux/skbuff.h>
 #include <linux/if_ether.h>
@@ -173,6 +175,22 @@ static enum sroce_rx_reason sroce_skb_check_qp(struct sroce_qp *qp,
 }
 
 /*
+ * A CNP is counted (rx_cnp) whatever it names; it slows the QP it names
+ * when it comes from the QP's peer.
+ */
+static void sroce_skb_cnp(struct sroce_dev *sdev, const struct sroce_pkt *pkt,
+			  const struct sroce_net *net)
+{
+	struct sroce_qp *qp = sroce_qp_get(sdev, pkt->bth.dqpn);
+
+	if (!qp)
+		return;
+	if (sroce_skb_check_qp(qp, pkt, net) == SROCE_RX_OK)
+		sroce_cc_rp_cnp(qp);
+	sroce_qp_put(qp);
+}
+
+/*
  * An unknown opcode: is it an extension one (sxh.h) for a QP whose
  * negotiation granted it (ext.h)?  Only then is it parsed as one; to any
  * other QP it stays an unknown opcode, exactly as before extensions
@@ -235,9 +253,9 @@ void sroce_skb_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 		fate = sroce_counter_rx_err(r);
 		goto out_free;
 	}
-	/* Congestion notifications: sroce does no congestion control. */
 	if (pkt.info->flags & SROCE_OPF_CNP) {
 		fate = SROCE_CNT_RX_CNP;
+		sroce_skb_cnp(sdev, &pkt, &net);
 		goto out_free;
 	}
 	if (pkt.bth.dqpn == IB_MULTICAST_QPN || sroce_mcast_addr(net.daddr)) {
@@ -252,6 +270,8 @@ void sroce_skb_rcv(struct sroce_dev *sdev, struct sk_buff *skb)
 	r = sroce_skb_check_qp(qp, &pkt, &net);
 	if (r == SROCE_RX_OK) {
 		fate = SROCE_CNT_RX_QP;
+		if ((net.tos & SROCE_ECN_MASK) == SROCE_ECN_CE)
+			sroce_cc_np_ce(qp);
 		if (pkt.info->flags & SROCE_OPF_REQ)
 			sroce_resp_rcv(qp, skb, &pkt);
 		else

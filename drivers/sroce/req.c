@@ -590,7 +590,7 @@ static enum sroce_req_stop sroce_req_build(struct sroce_qp *qp,
 			break;
 		}
 		if (!sroce_psn_window_open(qp->req.psn_next, qp->comp.psn_una,
-					   qp->comp.cwnd) ||
+					   sroce_cc_window(qp, qp->comp.cwnd)) ||
 		    sroce_req_rd_blocked(qp, w)) {
 			stop = SROCE_REQ_DONE;
 			break;

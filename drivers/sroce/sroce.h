@@ -15,6 +15,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "cc.h"
 #include "ext.h"
 #include "flow.h"
 #include "mcast.h"
@@ -83,6 +84,8 @@
  * @stats: per-CPU packet counters (counters.h); allocated before
  *	registration, freed in sroce_dev_dealloc().
  * @flows: the flows of its raw packet QPs, and its tap (flow.h, flow.c)
+ * @ext: the negotiation with sroce peers (ext.h)
+ * @cc: congestion control parameters (cc.h, cc.c)
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -114,6 +117,7 @@ struct sroce_dev {
 	struct sroce_stats __percpu *stats;
 	struct sroce_flows flows;
 	struct sroce_ext_dev ext;
+	struct sroce_cc_dev cc;
 };
 
 /**

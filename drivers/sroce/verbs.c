@@ -19,6 +19,7 @@ const struct ib_device_ops sroce_dev_ops = {
 
 	/* device.c */
 	.dealloc_driver = sroce_dev_dealloc,
+	.device_group = &sroce_cc_group,
 	.query_device = sroce_dev_query,
 	.get_dev_fw_str = sroce_dev_get_fw_str,
 

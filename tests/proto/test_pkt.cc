@@ -373,3 +373,34 @@ TEST(Pkt, ExtAccessor)
 	EXPECT_EQ(sroce_atmack_get(sroce_pkt_ext(&pkt, SROCE_HDR_ATMACK)),
 		  test_hdrs(SROCE_OP_RC_ATOMIC_ACK).atmack);
 }
+
+// The CNP of IBTA Annex A17.9.3 as NVIDIA's "RoCEv2 CNP Packet Format
+// Example" shows one a ConnectX NIC sent to QP 0xd2: the BTH (opcode 0x81,
+// P_Key 0xffff, the BECN bit, PSN 0) and 16 reserved bytes.  (The example's
+// ICRC covers an IP header the article does not show, so it is not compared.)
+TEST(Pkt, CnpAsHardwareSendsIt)
+{
+	const uint8_t annex[28] = {0x81, 0x00, 0xff, 0xff, 0x40, 0x00,
+				   0x00, 0xd2, 0x00, 0x00, 0x00, 0x00};
+	sroce_hdrs h;
+	uint8_t buf[64];
+
+	memset(&h, 0xaa, sizeof(h));
+	sroce_cnp_hdrs(&h, 0xd2);
+	memset(buf, 0xaa, sizeof(buf));
+	ASSERT_EQ(sroce_hdrs_build(buf, sizeof(buf), &h), 28u);
+	EXPECT_EQ(Bytes(buf, buf + 28), Bytes(annex, annex + 28));
+
+	// A whole CNP frame parses as one, BECN kept, for any transport.
+	sroce_net net = test_net(false), pnet;
+	sroce_pkt pkt;
+	Bytes f = build_frame(net, h, {});
+	ASSERT_EQ(parse_exact(f, &pnet, &pkt), SROCE_RX_OK);
+	EXPECT_TRUE(pkt.info->flags & SROCE_OPF_CNP);
+	EXPECT_EQ(pkt.bth.flags, SROCE_BTHF_BECN);
+	EXPECT_EQ(pkt.bth.dqpn, 0xd2u);
+	EXPECT_EQ(pkt.bth.psn, 0u);
+	// A QPN wider than 24 bits is cut to its low 24.
+	sroce_cnp_hdrs(&h, 0x10000d2);
+	EXPECT_EQ(h.bth.dqpn, 0xd2u);
+}

@@ -13,6 +13,12 @@
 #define SROCE_IPV4_FRAG_MASK	0x3fff	/* MF and fragment offset */
 #define SROCE_MAX_NET_HLEN	(SROCE_IPV6_HLEN + SROCE_UDP_HLEN)
 
+/* The ECN field (RFC 3168): the low two bits of the TOS / traffic class */
+#define SROCE_ECN_MASK		0x3
+#define SROCE_ECN_NOT_ECT	0x0
+#define SROCE_ECN_ECT0		0x2
+#define SROCE_ECN_CE		0x3
+
 /* IP and UDP fields of a RoCEv2 packet */
 struct sroce_net {
 	u8 ipv6;		/* 0: IPv4 */

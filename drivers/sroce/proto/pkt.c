@@ -201,6 +201,15 @@ u32 sroce_hdrs_build(u8 *buf, u32 cap, const struct sroce_hdrs *h)
 	return len;
 }
 
+void sroce_cnp_hdrs(struct sroce_hdrs *h, u32 dqpn)
+{
+	memset(h, 0, sizeof(*h));
+	h->bth.opcode = SROCE_OP_CNP;
+	h->bth.flags = SROCE_BTHF_BECN;
+	h->bth.pkey = SROCE_DEFAULT_PKEY;
+	h->bth.dqpn = dqpn & SROCE_QPN_MASK;
+}
+
 void sroce_pkt_hdrs(const struct sroce_pkt *pkt, struct sroce_hdrs *h)
 {
 	u8 moved[SROCE_HDR_NR];

@@ -146,6 +146,13 @@ u32 sroce_hdrs_len(const struct sroce_hdrs *h);
  */
 u32 sroce_hdrs_build(u8 *buf, u32 cap, const struct sroce_hdrs *h);
 
+/*
+ * The headers of a congestion notification to QP dqpn, as IBTA Annex
+ * A17.9.3 gives them and ConnectX NICs send them: opcode 0x81, the default
+ * P_Key, the BECN bit set, PSN 0, no AckReq; 16 reserved bytes follow.
+ */
+void sroce_cnp_hdrs(struct sroce_hdrs *h, u32 dqpn);
+
 /* Decodes the headers of a parsed packet; absent ones are left untouched. */
 void sroce_pkt_hdrs(const struct sroce_pkt *pkt, struct sroce_hdrs *h);
 

@@ -241,11 +241,30 @@ TEST(NetfuzzMutate, MustDropsArePredictedAndStatefulOnlyToVictims)
 						     c.pmtu),
 				  SROCE_RX_OK);
 			break;
-		case fate::no_qp:
-			ASSERT_EQ(r, SROCE_RX_OK);
-			ASSERT_GE(pkt.bth.dqpn, dead_qpn_min);
-			ASSERT_LE(pkt.bth.dqpn, dead_qpn_max);
+		case fate::no_qp: {
+			// an extension opcode is one only to a QP that took it
+			const bool sxh =
+				sroce_opcode_lookup(d.bytes[0])->flags &
+				SROCE_OPF_SXH;
+			const std::uint32_t qpn =
+				sroce_get_be32(d.bytes.data() + 4) &
+				SROCE_QPN_MASK;
+			ASSERT_EQ(r, sxh ? SROCE_RX_BAD_OPCODE : SROCE_RX_OK);
+			ASSERT_GE(qpn, dead_qpn_min);
+			ASSERT_LE(qpn, dead_qpn_max);
 			break;
+		}
+		case fate::opcode_or_no_qp: {
+			const std::uint32_t qpn =
+				sroce_get_be32(d.bytes.data() + 4) &
+				SROCE_QPN_MASK;
+			ASSERT_EQ(r, SROCE_RX_BAD_OPCODE);
+			ASSERT_TRUE(sroce_opcode_lookup(d.bytes[0])->flags &
+				    SROCE_OPF_SXH);
+			ASSERT_LT(qpn, dead_qpn_min);
+			ASSERT_FALSE(c.victims[d.side].count(qpn));
+			break;
+		}
 		case fate::cnp:
 			ASSERT_EQ(pkt.bth.opcode, SROCE_OP_CNP);
 			break;

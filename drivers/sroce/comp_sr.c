@@ -159,6 +159,8 @@ bool sroce_comp_sr_next(struct sroce_qp *qp, u32 *psn)
 	u32 i, p;
 
 	lockdep_assert_held(&qp->lock);
+	/* READ responses may have moved psn_una since the SACK. */
+	sroce_comp_sr_sync(sb, qp->comp.psn_una, qp->req.psn_max);
 	sroce_comp_sr_clamp(qp, &qp->comp.sr_mark);
 	if (!sroce_sb_next_lost(sb, qp->comp.sr_mark, &p) ||
 	    sroce_psn_before(p, qp->comp.psn_una))

@@ -372,9 +372,8 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb,
 						 SROCE_PSN_MASK));
 		break;
 	case SROCE_PSN_AHEAD:
-		if (qp->resp.sr_on) {
-			/* Held for its turn; the sender learns what is missing. */
-			sroce_resp_sr_hold(qp, skb, pkt);
+		/* Held for its turn; the sender learns what is missing. */
+		if (qp->resp.sr_on && sroce_resp_sr_hold(qp, skb, pkt)) {
 			sroce_resp_sr_ack(qp);
 			break;
 		}

@@ -15,13 +15,14 @@
  *    follow it run, in order, through the same code as any request
  *    (resp.c): a SEND's segments land in PSN order and READs, atomics and
  *    completions stay in order, as RC promises;
- *  - a READ or atomic request ahead is not held: it is dropped, and sent
- *    again (its PSNs show lost in the selective ACKs); executed once,
- *    in its place;
+ *  - a READ or atomic request ahead is held too, and executed once, in
+ *    its turn; a READ's PSNs are those of all its responses;
  *  - ACKs are selective ACKs (0xd8): the expected PSN and a bitmap of the
  *    held PSNs after it (resp_out.c builds them from sroce_resp_sr_map()),
  *    sent for every packet out of order, so the sender resends what is
- *    missing and only that.
+ *    missing and only that;
+ *  - a request ahead beyond the bitmap's reach is not held: a sequence
+ *    NAK then says what is missing, as IBTA's responder does.
  * Held packets are dropped on RESET, on ERROR and when the QP is
  * destroyed.  A peer that lies in an SXH (a held packet that no longer
  * fits when its turn comes) meets the same checks as any request.
@@ -37,9 +38,10 @@
 #include "resp.h"
 #include "proto/sroce_proto.h"
 
-/* The PSN of a held packet, in its skb's control buffer */
+/* The PSNs of a held packet, in its skb's control buffer */
 struct sroce_sr_cb {
 	u32 psn;
+	u32 npsn;	/* a READ's: its responses'; any other's: 1 */
 };
 
 static u32 sroce_sr_psn(const struct sk_buff *skb)
@@ -65,20 +67,25 @@ void sroce_resp_sr_begin(struct sroce_qp *qp, const struct sroce_pkt *pkt)
  * @skb: the packet (a reference is taken when it is held)
  * @pkt: its headers
  *
- * Return: true when it is held or was held already; false when it is not
- * to be (a READ or atomic, beyond the window, or no memory): dropped.
+ * Return: true when it is held or was held already; false when it is
+ * beyond the bitmap's reach: dropped.
  */
 bool sroce_resp_sr_hold(struct sroce_qp *qp, struct sk_buff *skb,
 			const struct sroce_pkt *pkt)
 {
 	struct sk_buff_head *q = &qp->resp.sr_held;
-	u32 psn = pkt->bth.psn;
+	u32 psn = pkt->bth.psn, npsn = 1;
+	struct sroce_sr_cb *cb;
+	struct sroce_hdrs h;
 	struct sk_buff *p;
 
 	lockdep_assert_held(&qp->lock);
-	if (!(pkt->info->flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) ||
-	    sroce_psn_outstanding(psn, qp->resp.epsn) > SROCE_SACK_BITS)
+	if (sroce_psn_outstanding(psn, qp->resp.epsn) > SROCE_SACK_BITS)
 		return false;
+	if (pkt->info->flags & SROCE_OPF_READ) {
+		sroce_pkt_hdrs(pkt, &h);
+		npsn = sroce_seg_npkts(h.reth.len, qp->pmtu);
+	}
 	/* Most come in order: look from the highest held down. */
 	skb_queue_reverse_walk(q, p) {
 		s32 d = sroce_psn_diff(psn, sroce_sr_psn(p));
@@ -92,7 +99,9 @@ bool sroce_resp_sr_hold(struct sroce_qp *qp, struct sk_buff *skb,
 			break;
 	}
 	skb = skb_get(skb);
-	((struct sroce_sr_cb *)skb->cb)->psn = psn;
+	cb = (struct sroce_sr_cb *)skb->cb;
+	cb->psn = psn;
+	cb->npsn = npsn;
 	/* After the last one before it; at the head (p is q) if none is. */
 	__skb_queue_after(q, p, skb);
 	sroce_stats_inc(qp->sdev->stats, SROCE_CNT_SR_HELD);
@@ -159,9 +168,13 @@ void sroce_resp_sr_map(struct sroce_qp *qp, struct sroce_sack *sack)
 	lockdep_assert_held(&qp->lock);
 	memset(sack->map, 0, sizeof(sack->map));
 	skb_queue_walk(&qp->resp.sr_held, skb) {
-		s32 d = sroce_psn_diff(sroce_sr_psn(skb), sack->epsn);
+		const struct sroce_sr_cb *cb = (void *)skb->cb;
+		s32 d = sroce_psn_diff(cb->psn, sack->epsn);
+		u32 i;
 
-		if (d > 0 && d <= SROCE_SACK_BITS)
+		/* A READ held: none of its PSNs is to be sent again. */
+		for (i = 0; i < cb->npsn && d > 0 && d <= SROCE_SACK_BITS;
+		     i++, d++)
 			sack->map[(d - 1) / 64] |= 1ULL << ((d - 1) % 64);
 	}
 }

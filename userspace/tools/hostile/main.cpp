@@ -51,6 +51,7 @@ constexpr check checks[] = {
 	{"aw-replay", aw_replay},
 	{"ext-forged-hello", ext_forged_hello},
 	{"sr-forged-sack", sr_forged_sack},
+	{"sr-read-ahead", sr_read_ahead},
 	{"sr-not-granted", sr_not_granted},
 };
 

@@ -8,13 +8,20 @@
  *  - selective ACKs naming a PSN B never sent, or with a BTH PSN that is
  *    not the one before their expected PSN: refused whole (sack_bogus),
  *    nothing acknowledged: the SEND ends in retry exceeded;
+ * to B's responder of such a pair, from A's address, A silent:
+ *  - a READ request ahead of the expected PSN, the WRITE before it
+ *    missing: held, and executed in its turn once the WRITE comes (the
+ *    WRITE after it then lands in turn too), not dropped behind a
+ *    selective ACK that shows nothing missing;
  * and to a pair connected with sroce.sr=0 (no selective repeat granted):
  *  - a SEND and a selective ACK with the SXH: unknown opcodes
  *    (rx_err_opcode), as before extensions existed.
  */
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <vector>
 
 #include "completion.h"
 #include "hostile.h"
@@ -45,11 +52,12 @@ bool set_sr(bool on)
  * A pair that finished its hellos: both GetResps taken (the hellos take
  * a round trip through QP1 after RTR).
  */
-bool make_agreed_pair(endpoint &x, endpoint &y, device &a, device &b)
+bool make_agreed_pair(endpoint &x, endpoint &y, device &a, device &b,
+		      const qp_opts &o = {})
 {
 	const long long before = hw_counter(b, "ext_agreements");
 
-	REQUIRE(make_qp_pair(x, y, a, b));
+	REQUIRE(make_qp_pair(x, y, a, b, o));
 	REQUIRE(counter_moved_by(b, "ext_agreements", before, 1));
 	return true;
 }
@@ -66,7 +74,58 @@ sroce_hdrs sack_hdrs(const endpoint &y, std::uint32_t psn)
 	return h;
 }
 
+/* A WRITE ONLY with the SXH of len bytes of v to y's buffer at off. */
+std::vector<std::uint8_t> sxh_write(const forger &f, endpoint &y,
+				    std::uint32_t psn, std::size_t off,
+				    std::uint32_t len, std::uint8_t v)
+{
+	const std::vector<std::uint8_t> payload(len, v);
+	sroce_hdrs h = rc_hdrs(SROCE_OP_SXH_RC_WRITE_ONLY, y.qp->qp_num, psn);
+
+	h.sxh.flags = SROCE_SXH_OFFSET;
+	h.reth.va = y.addr(off);
+	h.reth.rkey = y.mr->rkey;
+	h.reth.len = len;
+	return f.frame(h, payload.data(), len);
+}
+
 } /* namespace */
+
+bool sr_read_ahead(device &a, device &b)
+{
+	qp_opts o;
+	endpoint x, y;
+	forger f;
+
+	o.mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		      IBV_ACCESS_REMOTE_READ;
+	o.qp_access = o.mr_access;
+	REQUIRE(set_sr(true));
+	REQUIRE(make_agreed_pair(x, y, a, b, o));
+	REQUIRE(f.open(a, b));
+	REQUIRE(silence(x));
+	std::fill(y.buf.begin(), y.buf.end(), 0);
+	const std::uint32_t epsn = x.psn; /* nothing sent by x yet */
+	const long long held_before = hw_counter(b, "sr_held");
+
+	/* The READ at epsn + 1, the WRITE at epsn not there yet. */
+	sroce_hdrs h = rc_hdrs(SROCE_OP_SXH_RC_READ_REQUEST, y.qp->qp_num,
+			       psn_add(epsn, 1));
+	h.reth.va = y.addr(4096);
+	h.reth.rkey = y.mr->rkey;
+	h.reth.len = 64;
+	REQUIRE(f.send(f.frame(h, nullptr, 0)));
+	CHECK(counter_moved_by(b, "sr_held", held_before, 1));
+	/* The WRITE at epsn, then one at epsn + 2, after the READ. */
+	REQUIRE(f.send(sxh_write(f, y, epsn, 0, 64, 0x11)));
+	CHECK(wait_bytes(y.buf.data(), 64, 0x11, 2000));
+	REQUIRE(f.send(sxh_write(f, y, psn_add(epsn, 2), 64, 64, 0x22)));
+	if (!wait_bytes(y.buf.data() + 64, 64, 0x22, 2000))
+		ktap::fail("the WRITE after the READ did not land: the READ "
+			   "was not executed in its turn");
+	CHECK(new_rc_pair_works(a, b));
+	return true;
+}
 
 bool sr_forged_sack(device &a, device &b)
 {

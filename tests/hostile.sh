@@ -236,7 +236,8 @@ test_ext() {
 	hostile ext-forged-hello
 }
 
-# Selective repeat (issue #36): forged selective ACKs naming PSNs never
+# Selective repeat (issue #36): a READ ahead of a missing WRITE is held
+# and runs in its turn; forged selective ACKs naming PSNs never
 # sent are refused whole and acknowledge nothing; to a pair that granted
 # no selective repeat (sroce.sr=0), SXH packets are unknown opcodes.
 test_sr() {
@@ -262,7 +263,7 @@ cases() {
 	run_test "R2-7: an XRC message whose SRQ was destroyed completes on nothing" test_r2_xrc_srq_gone
 	run_test "AW: atomic writes of another length are refused, duplicates never executed" test_aw
 	run_test "EXT: forged SroceHello MADs are dropped and counted, never answered" test_ext
-	run_test "SR: forged selective ACKs are refused whole; SXH packets to a pair without selective repeat are unknown opcodes" test_sr
+	run_test "SR: a READ ahead of a loss is held and runs in its turn; forged selective ACKs are refused whole; SXH packets to a pair without selective repeat are unknown opcodes" test_sr
 	run_test "rmmod after the hostile cases is clean" test_rmmod
 }
 ktap_run cases

@@ -214,7 +214,7 @@ lossy() {
 
 # profile NAME [sr|gbn]: the lossy profile NAME (test_NAME) unless
 # SROCE_TORTURE_PROFILES leaves it out, with selective repeat (the
-# default here) or go-back-N (named NAME_gbn for SROCE_TORTURE_PROFILES).
+# default) or go-back-N (named NAME_gbn for SROCE_TORTURE_PROFILES).
 profile() {
 	local name=$1 rc=0
 	[ "${2:-sr}" = sr ] || name=${1}_gbn
@@ -248,7 +248,7 @@ moved_total() {
 }
 
 # recovery sr|gbn: how the QPs sroce-torture connects next recover from a
-# loss: selective repeat (sroce.sr=1, off by default), or IBTA's
+# loss: selective repeat (the default between sroce peers), or IBTA's
 # go-back-N (sroce.sr=0: no hello offers selective repeat).  The profiles
 # below run once with each.
 RECOVERY=sr

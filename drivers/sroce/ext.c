@@ -42,14 +42,13 @@ MODULE_PARM_DESC(ext,
 
 /*
  * Read at each hello: a connection whose hellos offered no selective
- * repeat runs IBTA's go-back-N between sroce peers too.  Off by default
- * until the kernel NFS client and server over it are as fast as without
- * it (tests/nfs.sh took 4x as long with it, 2026-12-02).
+ * repeat runs IBTA's go-back-N between sroce peers too (the bench's
+ * "forced go-back-N").
  */
-static bool sr;
+static bool sr = true;
 module_param(sr, bool, 0644);
 MODULE_PARM_DESC(sr,
-		 "offer selective repeat to sroce peers, read at each connection's hello (default: no)");
+		 "offer selective repeat to sroce peers, read at each connection's hello (default: yes)");
 
 /* The features this side offers now */
 static u32 sroce_ext_offered(void)

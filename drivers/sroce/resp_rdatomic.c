@@ -422,6 +422,20 @@ void sroce_resp_replay(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	msn = old->msn;
 	last = old->last_psn;
 	orig = old->orig;
+	/*
+	 * An answer again to an answer again: the new one stands for the old
+	 * one, whose slot takes the oldest resource's, the one the new one
+	 * fills.  So a READ asked again and again takes one slot more, not
+	 * the slots of the READs after it, which the requester may still
+	 * need answered again (a requester asks again from its oldest PSN
+	 * unacknowledged, which never goes back).
+	 */
+	if (old->replay) {
+		struct sroce_res *head = sroce_resp_res_at(qp, qp->resp.res_head);
+
+		if (head != old)
+			*(struct sroce_res *)old = *head;
+	}
 	r = sroce_resp_res_new(qp, type, psn, msn);
 	r->replay = true;
 	r->last_psn = last;

@@ -106,6 +106,7 @@ bool f4_dereg_under_traffic(device &a, device &b);
 bool f4_write_after_local_inv(device &a, device &b);
 bool f6_read_amplification(device &a, device &b);
 bool f6_replay_then_read(device &a, device &b);
+bool f6_replays_keep_resources(device &a, device &b);
 bool f9_cnp(device &a, device &b);
 bool f9_reserved_aeth(device &a, device &b);
 

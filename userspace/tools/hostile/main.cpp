@@ -39,6 +39,7 @@ constexpr check checks[] = {
 	{"f5-requester-budget", f5_requester_budget},
 	{"f6-read-amplification", f6_read_amplification},
 	{"f6-replay-then-read", f6_replay_then_read},
+	{"f6-replays-keep-resources", f6_replays_keep_resources},
 	{"f7-memcg", f7_memcg},
 	{"f8-cq-overflow", f8_cq_overflow},
 	{"f9-cnp", f9_cnp},

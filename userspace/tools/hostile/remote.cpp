@@ -387,6 +387,52 @@ bool f6_read_amplification(device &a, device &b)
 	return true;
 }
 
+/*
+ * Two READs answered, then the first asked again and again (a requester
+ * that goes back for its lost responses while the second is still its
+ * own): the answers again must not take the second READ's resource.
+ */
+bool f6_replays_keep_resources(device &a, device &b)
+{
+	constexpr int replays = 6;
+	qp_opts o = rdma_opts(IBV_MTU_1024, 65536);
+	endpoint x, y;
+	forger f;
+
+	o.max_rd_atomic = 2;
+	o.max_dest_rd_atomic = 2;
+	REQUIRE(make_qp_pair(x, y, a, b, o));
+	REQUIRE(f.open(a, b));
+	REQUIRE(silence(x));
+	auto read_at = [&](std::uint32_t k) {
+		sroce_hdrs h = rc_hdrs(SROCE_OP_RC_READ_REQUEST, y.qp->qp_num,
+				       psn_add(x.psn, k));
+		h.reth.va = y.addr(std::size_t{k} * 64);
+		h.reth.rkey = y.mr->rkey;
+		h.reth.len = 64;
+		return f.frame(h, nullptr, 0);
+	};
+	/* Each answered (B's one response) before the next is sent. */
+	auto answered = [&](std::uint32_t k, const char *what) {
+		const long long before = fresh_counter(b, "tx_packets");
+
+		REQUIRE(f.send(read_at(k)));
+		if (!counter_moved_by(b, "tx_packets", before, 1)) {
+			ktap::fail("%s went unanswered", what);
+			return false;
+		}
+		return true;
+	};
+	REQUIRE(answered(0, "the first READ"));
+	REQUIRE(answered(1, "the second READ"));
+	for (int i = 0; i < replays; ++i)
+		REQUIRE(answered(0, "a duplicate of the first READ"));
+	CHECK(answered(1, "a duplicate of the second READ, after the "
+			  "first one's"));
+	CHECK(new_rc_pair_works(a, b));
+	return true;
+}
+
 bool f6_replay_then_read(device &a, device &b)
 {
 	const qp_opts o = rdma_opts(IBV_MTU_256, std::size_t{4} << 20);

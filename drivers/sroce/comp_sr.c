@@ -180,7 +180,15 @@ bool sroce_comp_sr_next(struct sroce_qp *qp, u32 *psn)
 		if (!sroce_psn_in_range(p, w->first_psn, npkts))
 			continue;
 		if (sroce_wr_op_is_rd(w->opcode)) {
-			qp->comp.sr_mark = sroce_psn_add(w->last_psn, 1);
+			/*
+			 * Past the READ, or at psn_max while pieces of it are
+			 * still to be asked for: a mark beyond psn_max would
+			 * fall back to psn_una, and the READ go again and
+			 * again in one run.
+			 */
+			qp->comp.sr_mark =
+				sroce_psn_before(w->last_psn, qp->req.psn_max) ?
+				sroce_psn_add(w->last_psn, 1) : qp->req.psn_max;
 			p = sroce_psn_before(w->first_psn, qp->comp.psn_una) ?
 			    qp->comp.psn_una : w->first_psn;
 		}

@@ -113,6 +113,18 @@ sroce_hdrs rc_hdrs(std::uint8_t op, std::uint32_t dqpn, std::uint32_t psn)
 	return h;
 }
 
+qp_opts rdma_opts(ibv_mtu mtu, std::size_t buf)
+{
+	constexpr int acc_all = acc_lw | acc_rw | acc_rr | acc_ra;
+	qp_opts o;
+
+	o.mtu = mtu;
+	o.buf_size = buf;
+	o.mr_access = acc_all | IBV_ACCESS_MW_BIND;
+	o.qp_access = acc_all;
+	return o;
+}
+
 bool silence(endpoint &e)
 {
 	REQUIRE(to_state(e.qp.get(), IBV_QPS_ERR) == 0);

@@ -77,6 +77,12 @@ inline std::uint32_t psn_add(std::uint32_t psn, std::uint32_t n)
 /* The path MTU in bytes of an ibv_mtu. */
 std::uint32_t mtu_bytes(ibv_mtu mtu);
 
+/*
+ * QP options at path MTU mtu with a buffer of buf bytes that the peer may
+ * write, read and use atomics on (and bind windows to).
+ */
+verbs_util::qp_opts rdma_opts(ibv_mtu mtu, std::size_t buf);
+
 /* e's QP in ERROR: its peer's requests go unanswered from now on. */
 bool silence(endpoint &e);
 

@@ -47,19 +47,6 @@ using namespace verbs_util;
 
 namespace {
 
-constexpr int acc_all = acc_lw | acc_rw | acc_rr | acc_ra;
-
-qp_opts rdma_opts(ibv_mtu mtu, std::size_t buf)
-{
-	qp_opts o;
-
-	o.mtu = mtu;
-	o.buf_size = buf;
-	o.mr_access = acc_all | IBV_ACCESS_MW_BIND;
-	o.qp_access = acc_all;
-	return o;
-}
-
 /* A WRITE of len bytes of x's buffer to y's, for its PSNs. */
 bool write_through(endpoint &x, endpoint &y, std::uint64_t id,
 		   std::uint32_t len)

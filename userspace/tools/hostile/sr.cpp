@@ -93,15 +93,11 @@ std::vector<std::uint8_t> sxh_write(const forger &f, endpoint &y,
 
 bool sr_read_ahead(device &a, device &b)
 {
-	qp_opts o;
 	endpoint x, y;
 	forger f;
 
-	o.mr_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-		      IBV_ACCESS_REMOTE_READ;
-	o.qp_access = o.mr_access;
 	REQUIRE(set_sr(true));
-	REQUIRE(make_agreed_pair(x, y, a, b, o));
+	REQUIRE(make_agreed_pair(x, y, a, b, rdma_opts(IBV_MTU_1024, 65536)));
 	REQUIRE(f.open(a, b));
 	REQUIRE(silence(x));
 	std::fill(y.buf.begin(), y.buf.end(), 0);

@@ -93,6 +93,13 @@ test_dm_traffic() {
 	no_user_objects sroce0 qp mr cq pd
 }
 
+# Memory keys, QPNs and XRC SRQ numbers drawn in a row neither repeat nor
+# follow a pattern (Documentation/security.md, "Identifiers").
+test_identifiers() {
+	objtest identifiers
+	no_user_objects sroce0 qp mr cq pd
+}
+
 # rdma resource show, run by the tool while it holds a PD, an MR and a CQ;
 # the tool relays what it printed as diagnostics ("# dev sroce0 ...").
 test_resource_show() {
@@ -137,6 +144,7 @@ cases() {
 	run_test "ibv_import_device, _pd and _mr on a shared uverbs file" test_import
 	run_test "device memory: alloc_dm, memcpy, DM MRs, import" test_dm
 	run_test "device memory: DM MRs in SEND, WRITE, READ, atomics" test_dm_traffic
+	run_test "keys, QPNs and SRQ numbers cannot be guessed from earlier ones" test_identifiers
 	run_test "rdma resource show lists the objects" test_resource_show
 	run_test "process exit destroys its objects" test_exit_cleans_up
 	run_test "rmmod with an open context unloads, the context outlives it" test_rmmod_with_open_context

@@ -73,9 +73,9 @@ int sroce_dev_create(const char *name, struct net_device *ndev)
 	atomic_set(&sdev->qp_count, 0);
 	atomic_set(&sdev->srq_count, 0);
 	xa_init_flags(&sdev->qp_xa, XA_FLAGS_ALLOC);
-	sdev->qp_next = SROCE_QPN_MIN;
+	sroce_ident_init(&sdev->qp_ids, SROCE_QPN_MIN);
 	xa_init_flags(&sdev->srq_xa, XA_FLAGS_ALLOC1);
-	sdev->srq_next = 1;
+	sroce_ident_init(&sdev->srq_ids, 1);
 	atomic64_set(&sdev->srq_serial, 0);
 	xa_init_flags(&sdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	lockdep_set_class(&sdev->ah_xa.xa_lock, &sroce_ah_xa_key);

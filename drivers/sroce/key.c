@@ -5,10 +5,12 @@
  * the data path, and invalidation.
  *
  * Keys.  A region has one key, used as both lkey and rkey: a 24-bit index
- * into the device's xarray in the upper bits, and a variant byte, random per
- * registration, in the low 8 bits, so a key kept after deregistration does
- * not name the next region that gets the same index (with probability
- * 255/256).  Index 0 is never used: key 0 is always invalid.  Memory
+ * into the device's xarray in the upper bits, drawn from the device's
+ * secret permutation (ident.c: no index comes back before 2^24 others were
+ * drawn, none can be predicted from the others), and a variant byte,
+ * random per registration, in the low 8 bits (the consumer's byte of
+ * ib_update_fast_reg_key() and ibv_inc_rkey()).  Index 0 is never used:
+ * key 0 is always invalid.  Memory
  * windows (mw.c) take their rkeys from the same table, their entries
  * tagged SROCE_KEY_TAG_MW: an rkey may name either, an lkey only a region.
  *
@@ -38,8 +40,6 @@
 
 #include "sroce.h"
 
-#define SROCE_KEY_INDEX_MAX	0xffffff
-
 /* The rights a remote access may ask for. */
 #define SROCE_KEY_ACCESS_REMOTE						\
 	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |		\
@@ -59,7 +59,7 @@ void sroce_key_table_init(struct sroce_dev *sdev)
 	 * (lockdep reported it in make check-debug's lifecycle test).
 	 */
 	xa_init_flags(&sdev->mr_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
-	sdev->mr_next = 1;
+	sroce_ident_init(&sdev->mr_ids, 1);
 	spin_lock_init(&sdev->key_lock);
 }
 
@@ -76,8 +76,8 @@ void sroce_key_table_destroy(struct sroce_dev *sdev)
 /**
  * sroce_key_alloc() - reserve an index of the key table for a new key
  * @sdev: the device
- * @key: set to the key: its index, 1..2^24-1, cyclically allocated, and a
- *	random variant
+ * @key: set to the key: its index, 1..2^24-1, from the device's secret
+ *	permutation (ident.c), and a random variant
  *
  * The entry stays empty (no lookup finds it) until the caller publishes
  * its object there (sroce_key_publish()), once the key is set in it.
@@ -89,9 +89,7 @@ int sroce_key_alloc(struct sroce_dev *sdev, u32 *key)
 	u32 index;
 	int ret;
 
-	ret = xa_alloc_cyclic_irq(&sdev->mr_xa, &index, NULL,
-				  XA_LIMIT(1, SROCE_KEY_INDEX_MAX),
-				  &sdev->mr_next, GFP_KERNEL);
+	ret = sroce_ident_alloc(&sdev->mr_ids, &sdev->mr_xa, &index);
 	if (ret < 0)
 		return ret;
 	*key = index << 8 | get_random_u8();

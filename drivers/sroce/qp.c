@@ -278,9 +278,7 @@ int sroce_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		qpn = 1;
 		ret = xa_insert(&sdev->qp_xa, qpn, NULL, GFP_KERNEL);
 	} else {
-		ret = xa_alloc_cyclic(&sdev->qp_xa, &qpn, NULL,
-				      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
-				      &sdev->qp_next, GFP_KERNEL);
+		ret = sroce_ident_alloc(&sdev->qp_ids, &sdev->qp_xa, &qpn);
 	}
 	if (ret < 0)
 		goto err_free_queues;

@@ -219,9 +219,7 @@ int sroce_rss_qp_create(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 		goto err_free_rss;
 	refcount_set(&qp->slot->ref, 1);
 	qp->slot->qp = qp;
-	ret = xa_alloc_cyclic(&sdev->qp_xa, &qpn, NULL,
-			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
-			      &sdev->qp_next, GFP_KERNEL);
+	ret = sroce_ident_alloc(&sdev->qp_ids, &sdev->qp_xa, &qpn);
 	if (ret < 0)
 		goto err_free_slot;
 	qp->ibqp.qp_num = qpn;

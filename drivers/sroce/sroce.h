@@ -18,6 +18,7 @@
 #include "cc.h"
 #include "ext.h"
 #include "flow.h"
+#include "ident.h"
 #include "mcast.h"
 #include "param.h"
 
@@ -56,7 +57,7 @@
  * @mr_xa: the key table: regions and windows by key index (key.c); the
  *	xarray's own lock guards insertion and removal, lookups run under
  *	RCU.
- * @mr_next: cursor of the cyclic key index allocation, under @mr_xa's lock.
+ * @mr_ids: the source of key indices (ident.c).
  * @key_lock: guards what changes in a key's object while it is in @mr_xa:
  *	the binding of every memory window (struct sroce_mw), the num_mw and
  *	dead fields of every region, and the registration of every
@@ -69,13 +70,13 @@
  * @qp_count: live queue pairs; atomic, bounded by SROCE_MAX_QP.
  * @qp_xa: queue pairs by number (qp.c); the xarray's lock guards insertion
  *	and removal, lookups run under RCU.
- * @qp_next: cursor of the cyclic QP number allocation, under @qp_xa's lock.
+ * @qp_ids: the source of QP numbers but the GSI QP's (ident.c).
  * @ah_xa: address handles by number (ah.c); its lock (irqsave) guards
  *	insertion, removal and lookups.
  * @srq_count: live shared receive queues; atomic, bounded by SROCE_MAX_SRQ.
  * @srq_xa: XRC SRQs by number (xrc.c), looked up under RCU by the receive
  *	path; the number is the SRQ's ibsrq.ext.xrc.srq_num.
- * @srq_next: cursor of the cyclic XRC SRQ number allocation.
+ * @srq_ids: the source of XRC SRQ numbers (ident.c).
  * @srq_serial: the last XRC SRQ identity handed out (xrc.c); atomic.
  * @mcast: multicast groups and their attached QPs (mcast.h, mcast.c).
  * @net: the namespace of @ndev at creation, whose UDP sockets the device
@@ -97,20 +98,20 @@ struct sroce_dev {
 	atomic_t cq_count;
 	atomic_t mr_count;
 	struct xarray mr_xa;
-	u32 mr_next;
+	struct sroce_ident mr_ids;
 	spinlock_t key_lock; /* see @key_lock above */
 	atomic_t mw_count;
 	atomic_long_t dm_used;
 	spinlock_t atomic_lock; /* see @atomic_lock above */
 	atomic_t qp_count;
 	struct xarray qp_xa;
-	u32 qp_next;
+	struct sroce_ident qp_ids;
 	struct xarray ah_xa;
 	atomic_t srq_count;
 	struct xarray srq_xa;
 	atomic_t wq_count;
 	atomic_t rwq_ind_table_count;
-	u32 srq_next;
+	struct sroce_ident srq_ids;
 	atomic64_t srq_serial;
 	struct sroce_mcast mcast;
 	struct net *net;

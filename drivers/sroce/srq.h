@@ -37,8 +37,8 @@ struct sroce_nfy;
  *	plus the SRQ's own
  * @released: XRC: completed when @ref drops to zero
  * @serial: XRC: the SRQ's identity, unique among the device's XRC SRQs
- *	for the device's life (its number comes back after 2^24 creations:
- *	xa_alloc_cyclic()); constant once published
+ *	for the device's life (its number may come back after 2^24
+ *	creations: ident.c); constant once published
  */
 struct sroce_srq {
 	struct ib_srq ibsrq;

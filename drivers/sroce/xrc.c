@@ -72,9 +72,7 @@ int sroce_xsrq_add(struct sroce_srq *srq)
 	u32 srqn;
 	int ret;
 
-	ret = xa_alloc_cyclic(&sdev->srq_xa, &srqn, NULL,
-			      XA_LIMIT(1, SROCE_QPN_MASK), &sdev->srq_next,
-			      GFP_KERNEL);
+	ret = sroce_ident_alloc(&sdev->srq_ids, &sdev->srq_xa, &srqn);
 	if (ret < 0)
 		return ret;
 	srq->ibsrq.ext.xrc.srq_num = srqn;

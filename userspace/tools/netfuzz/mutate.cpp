@@ -96,6 +96,12 @@ std::uint32_t icrc_of(const config &c, int side, source src,
 				  static_cast<u32>(len - SROCE_ICRC_LEN));
 }
 
+bool is_dead(const config &c, int side, std::uint32_t qpn)
+{
+	const auto &d = c.dead[side];
+	return std::find(d.begin(), d.end(), qpn) != d.end();
+}
+
 bool icrc_good(const config &c, int side, source src,
 	       std::span<const std::uint8_t> p)
 {
@@ -122,7 +128,7 @@ prediction predict(const config &c, const datagram &g)
 		const std::uint32_t qpn =
 			sroce_get_be32(g.bytes.data() + 4) & SROCE_QPN_MASK;
 
-		if (qpn >= dead_qpn_min)
+		if (is_dead(c, g.side, qpn))
 			return {fate::no_qp, 0};
 		if (!c.victims[g.side].count(qpn))
 			return {fate::opcode_or_no_qp, 0};
@@ -137,7 +143,7 @@ prediction predict(const config &c, const datagram &g)
 		return {fate::cnp, 0};
 	if (pkt.bth.dqpn == mcast_qpn) // to a unicast address
 		return {fate::mcast_drop, 0};
-	if (pkt.bth.dqpn >= dead_qpn_min)
+	if (is_dead(c, g.side, pkt.bth.dqpn))
 		return {fate::no_qp, 0};
 	return {};
 }
@@ -266,6 +272,12 @@ std::uint32_t generator::near_psn(int side, std::uint32_t qpn)
 	return (e + static_cast<std::uint32_t>(d)) & SROCE_PSN_MASK;
 }
 
+std::uint32_t generator::dead_qpn(int side)
+{
+	const auto &d = c_.dead[side];
+	return d[below(static_cast<std::uint32_t>(d.size()))];
+}
+
 std::uint32_t generator::any_qpn(int side)
 {
 	const auto &f = foreign_[side];
@@ -283,7 +295,9 @@ std::uint32_t generator::any_qpn(int side)
 					   [below(victim_list_[side].size())];
 		[[fallthrough]];
 	case 2:
-		return dead_qpn_min + below(dead_qpn_max - dead_qpn_min + 1);
+		if (!c_.dead[side].empty())
+			return dead_qpn(side);
+		[[fallthrough]];
 	default:
 		return below(64);
 	}
@@ -631,12 +645,12 @@ datagram generator::must_drop(int side)
 	case 1:
 		return bad_icrc(side);
 	case 2: // to a QP nobody holds
-		d.h.bth.dqpn =
-			dead_qpn_min + below(dead_qpn_max - dead_qpn_min + 1);
+		if (c_.dead[side].empty())
+			return not_peer(side);
+		d.h.bth.dqpn = dead_qpn(side);
 		if (!base_from_corpus(d, false, false))
 			synthesize(d, valid[below(valid.size())]);
-		d.h.bth.dqpn =
-			dead_qpn_min + below(dead_qpn_max - dead_qpn_min + 1);
+		d.h.bth.dqpn = dead_qpn(side);
 		mutate_field(d);
 		d.what = "no-qp";
 		break;
@@ -655,11 +669,11 @@ datagram generator::must_drop(int side)
 	default:
 		return not_peer(side);
 	}
-	if (d.h.bth.opcode == SROCE_OP_CNP && d.h.bth.dqpn >= dead_qpn_min)
+	if (d.h.bth.opcode == SROCE_OP_CNP && is_dead(c_, side, d.h.bth.dqpn))
 		d.what = "cnp";
 	datagram g = build(d);
 	g.pred = predict(c_, g);
-	if (g.pred.f == fate::unpredicted) // a synthesized dead QPN < min
+	if (g.pred.f == fate::unpredicted) // mutated off the dead QPN
 		g.bytes.back() ^= 1, g.pred = predict(c_, g);
 	return g;
 }

@@ -99,6 +99,11 @@ struct config {
 	/* QPs the tool owns, per receiving device: stateful targets. */
 	std::set<std::uint32_t> victims[sides];
 	std::set<std::uint32_t> ud_victims[sides]; /* among them, UD */
+	/*
+	 * QPNs of QPs the tool created and destroyed, per device: none comes
+	 * back before 2^24 QPs were created there (drivers/sroce/ident.c).
+	 */
+	std::vector<std::uint32_t> dead[sides];
 	std::uint32_t ud_qkey = 0; /* of the UD victims */
 	/* rkeys and addresses of the victims' regions */
 	std::vector<std::uint32_t> rkeys;
@@ -106,9 +111,6 @@ struct config {
 	double stateful_share = 0.5;
 };
 
-/* QP numbers no device hands out in a test run (QPNs start at 16). */
-constexpr std::uint32_t dead_qpn_min = 0x100000;
-constexpr std::uint32_t dead_qpn_max = 0xfffffe;
 constexpr std::uint32_t mcast_qpn = 0xffffff;
 constexpr std::uint32_t gsi_qkey = 0x80010000;
 
@@ -119,6 +121,9 @@ constexpr std::uint32_t gsi_qkey = 0x80010000;
  */
 std::uint32_t icrc_of(const config &c, int side, source src,
 		      const std::uint8_t *p, std::size_t len);
+
+/* Whether qpn is one of c.dead[side]: no QP of side's device has it. */
+bool is_dead(const config &c, int side, std::uint32_t qpn);
 
 /* The last four bytes of p hold the ICRC they need. */
 bool icrc_good(const config &c, int side, source src,
@@ -162,6 +167,7 @@ private:
 	std::uint32_t interesting_len(std::uint32_t max);
 	std::uint32_t near_psn(int side, std::uint32_t qpn);
 	std::uint32_t any_qpn(int side);
+	std::uint32_t dead_qpn(int side); /* one of c_.dead[side], not empty */
 	bool base_from_corpus(draft &d, bool victims_only, bool connected);
 	void synthesize(draft &d, std::uint8_t opcode);
 	void mutate_field(draft &d);

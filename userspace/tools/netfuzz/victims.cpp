@@ -85,6 +85,19 @@ bool victims::make(device &a, device &b)
 		ktap::fail("create_ah: %s", std::strerror(errno));
 		return false;
 	}
+	return bury(rc_->a, dead_[0]) && bury(rc_->b, dead_[1]);
+}
+
+bool victims::bury(const endpoint &e, std::vector<std::uint32_t> &qpns)
+{
+	for (int i = 0; i < 16; i++) {
+		qp_ptr qp(create_qp(e.pd, e.scq, e.rcq, e.opts));
+		if (!qp) {
+			ktap::fail("create_qp: %s", std::strerror(errno));
+			return false;
+		}
+		qpns.push_back(qp->qp_num);
+	}
 	return true;
 }
 
@@ -102,6 +115,8 @@ void victims::describe(config &c) const
 	c.ud_victims[0].insert(ud_->a.qp->qp_num);
 	c.ud_victims[1].insert(ud_->b.qp->qp_num);
 	c.ud_qkey = ud_qkey;
+	for (int s = 0; s < sides; s++)
+		c.dead[s] = dead_[s];
 }
 
 bool victims::top_up(endpoint &e, int &posted)

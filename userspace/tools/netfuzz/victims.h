@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "mutate.h"
 #include "qp_pair.h"
@@ -25,7 +26,10 @@ public:
 	/* The pairs between a and b; false, reported, when they fail. */
 	bool make(verbs_util::device &a, verbs_util::device &b);
 
-	/* QPNs, rkeys, addresses and the Q_Key into c (side 0: a). */
+	/*
+	 * QPNs, rkeys, addresses and the Q_Key into c (side 0: a), and the
+	 * QPNs of QPs created and destroyed on each device.
+	 */
 	void describe(config &c) const;
 
 	/*
@@ -52,9 +56,13 @@ private:
 	bool reap(pair &p);
 	bool top_up(verbs_util::endpoint &e, int &posted);
 	bool mend(pair &p);
+	/* The numbers of 16 QPs created on e's device and destroyed. */
+	bool bury(const verbs_util::endpoint &e,
+		  std::vector<std::uint32_t> &qpns);
 
 	std::unique_ptr<pair> rc_, uc_, ud_;
 	verbs_util::ah_ptr ah_ab_, ah_ba_;
+	std::vector<std::uint32_t> dead_[sides];
 	unsigned long ok_ = 0, errors_ = 0, reconnects_ = 0;
 };
 

@@ -16,6 +16,7 @@
  *   hold CMD, leak                                       hold.cpp
  *   parent-domain, import                                domains.cpp
  *   dm, dm-traffic                                       dm.cpp
+ *   identifiers                                          identifiers.cpp
  *   all                                   every check above but hold
  *                                         and leak, in turn
  */
@@ -40,6 +41,7 @@ constexpr device_check checks[] = {
 	{"import", check_import},
 	{"dm", check_dm},
 	{"dm-traffic", check_dm_traffic},
+	{"identifiers", check_identifiers},
 	{"hold", check_hold, false},
 	{"leak", check_leak, false},
 };

@@ -9,6 +9,7 @@
  *   hold.cpp       hold, leak
  *   domains.cpp    parent-domain, import
  *   dm.cpp         dm, dm-traffic
+ *   identifiers.cpp  identifiers
  *
  * Each returns false when it gave up; arg is the command line's ARG.
  */
@@ -41,6 +42,7 @@ bool check_parent_domain(device &d, const char *arg);
 bool check_import(device &d, const char *arg);
 bool check_dm(device &d, const char *arg);
 bool check_dm_traffic(device &d, const char *arg);
+bool check_identifiers(device &d, const char *arg);
 
 /* The size of the buffers the checks register. */
 constexpr std::size_t buf_len = std::size_t{4} * 4096;

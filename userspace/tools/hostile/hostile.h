@@ -126,6 +126,7 @@ bool ext_forged_hello(device &a, device &b);
 /* sr.cpp: forged packets of selective repeat (issue #36) */
 bool sr_forged_sack(device &a, device &b);
 bool sr_read_ahead(device &a, device &b);
+bool sr_read_pieces(device &a, device &b);
 bool sr_not_granted(device &a, device &b);
 
 /* local.cpp */

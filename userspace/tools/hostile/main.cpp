@@ -53,6 +53,7 @@ constexpr check checks[] = {
 	{"ext-forged-hello", ext_forged_hello},
 	{"sr-forged-sack", sr_forged_sack},
 	{"sr-read-ahead", sr_read_ahead},
+	{"sr-read-pieces", sr_read_pieces},
 	{"sr-not-granted", sr_not_granted},
 };
 

@@ -76,7 +76,7 @@ void sroce_ident_init(struct sroce_ident *id, u32 min)
 int sroce_ident_alloc(struct sroce_ident *id, struct xarray *xa, u32 *out)
 {
 	unsigned int tries;
-	int ret = -EBUSY;
+	int ret;
 	u32 v;
 
 	for (tries = 0; tries < SROCE_IDENT_TRIES; tries++) {
@@ -88,10 +88,11 @@ int sroce_ident_alloc(struct sroce_ident *id, struct xarray *xa, u32 *out)
 			ret = xa_insert_irq(xa, v, NULL, GFP_KERNEL);
 		else
 			ret = xa_insert(xa, v, NULL, GFP_KERNEL);
-		if (ret != -EBUSY)
-			break;
+		if (ret == -EBUSY)
+			continue;
+		if (!ret)
+			*out = v;
+		return ret;
 	}
-	if (!ret)
-		*out = v;
-	return tries < SROCE_IDENT_TRIES ? ret : -EBUSY;
+	return -EBUSY;
 }

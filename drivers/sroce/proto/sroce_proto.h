@@ -20,5 +20,6 @@
 #include "wr.h"
 #include "sack.h"
 #include "sxh.h"
+#include "replay.h"
 
 #endif /* SROCE_PROTO_H */

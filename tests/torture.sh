@@ -566,7 +566,7 @@ ecn_capture() {
 			if [ "$dscp" != 48 ] || [ "$ecn" != 0 ]; then
 				fail "a CNP with DSCP $dscp, ECN $ecn"
 			fi
-			[[ $pl =~ ^8100ffff4000[0-9a-f]{4}00000000(00){16}[0-9a-f]{8}$ ]] ||
+			[[ $pl =~ ^8100ffff40[0-9a-f]{6}00000000(00){16}[0-9a-f]{8}$ ]] ||
 				fail "a CNP unlike the Annex's: $pl"
 			n=$((n + 1))
 		done <<< "$rows"

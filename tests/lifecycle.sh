@@ -17,14 +17,7 @@
 #                 IBV_WC_REM_ACCESS_ERR, no byte of the region changes
 #                 after ibv_dereg_mr() returned)
 #
-# and once, before the rounds (issue #34 finding 5):
-#
-#   add-race      `rdma link add` raced against `ip link del` of its
-#                 netdev and `rdma link delete` of the new device, at
-#                 delays sweeping the add: every command returns, no device
-#                 outlives its netdev, the kernel log stays clean
-#
-# and once, after the rounds (finding 5 again):
+# and once, after the rounds (issue #34 finding 5):
 #
 #   add-storm     `rdma link add` on three netdevs at once for 12 s against
 #                 their removal (`ip link del`, a move to another
@@ -65,8 +58,8 @@
 # memory recorded after the first round and compared after the last one
 # shows a leak per round.  SROCE_LIFECYCLE_ITER sets the rounds (default
 # 2, as in make check; make check-lifecycle runs 4);
-# SROCE_LIFECYCLE_ONLY (an extended regular expression over add-race,
-# link-delete, netdev, netns, kill, rmmod, dereg, add-storm) runs only the loops it matches and
+# SROCE_LIFECYCLE_ONLY (an extended regular expression over link-delete,
+# netdev, netns, kill, rmmod, dereg, add-storm) runs only the loops it matches and
 # skips the others (while iterating on one of them).
 #
 # Runs in a guest (qemu/run-guest) as root.
@@ -550,70 +543,19 @@ remove_bg() {
 
 # Issue #34 finding 5: between ib_register_device() and its port sync
 # under RTNL, sroce_dev_create() must not touch a device that `rdma link
-# delete` or the netdev's unregistration freed meanwhile.  Each of
-# ADD_RACES rounds adds sroce2 on a fresh veth (rc0) in init_net while,
-# after a delay that sweeps the time one add takes (measured first), rc0
-# is deleted (odd rounds) or sroce2 is (even rounds, a deleter retrying
-# until the device exists).  Whichever wins, every command returns,
-# sroce2 does not outlive rc0, and the log stays clean (before the fix,
-# the port sync's ib_unregister_device_queued() of a device already
-# unregistered would WARN).  The window is a few instructions wide: this
-# is a stress loop (about 30 s under TCG), which did not fail on the
-# driver before the fix (a reference across the window, device.c).
-ADD_RACES=16
-test_add_race() {
-	local i mark t0 us delay add del added=0
-	only add-race
-	mark=$(log_mark)
-	ip link add rc0 type veth peer name rc1
-	t0=${EPOCHREALTIME//[!0-9]/}
-	rdma link add sroce2 type sroce netdev rc0
-	us=$((${EPOCHREALTIME//[!0-9]/} - t0))
-	rdma link delete sroce2
-	ip link del rc0
-	echo "one rdma link add takes $((us / 1000)) ms"
-	for ((i = 0; i < ADD_RACES; i++)); do
-		ip link add rc0 type veth peer name rc1
-		delay=$(printf '%d.%06d' $((us * (i >> 1) * 2 / ADD_RACES / 1000000)) \
-			$((us * (i >> 1) * 2 / ADD_RACES % 1000000)))
-		# The remover first: it starts as slowly as the add does.
-		if ((i % 2)); then
-			(sleep "$delay"; ip link del rc0) &
-		else
-			(sleep "$delay"
-			 for _ in $(seq 200); do
-				rdma link delete sroce2 2>/dev/null && break
-			 done) &
-		fi
-		del=$!
-		timeout 20 rdma link add sroce2 type sroce netdev rc0 \
-			2>/dev/null &
-		add=$!
-		if wait "$add"; then
-			added=$((added + 1))
-		elif [ $? -eq 124 ]; then
-			fail "round $i: rdma link add did not return"
-		fi
-		wait "$del"
-		ip link del rc0 2>/dev/null || true
-		wait_for "$REMOVE_WAIT" rdma_dev_gone sroce2 ||
-			fail "round $i: sroce2 outlived its netdev"
-	done
-	echo "rdma link add succeeded in $added of $ADD_RACES rounds"
-	log_clean "$mark"
-}
-
-# Issue #34 finding 5 again, as a storm on STORM_SLOTS netdevs at once
-# (veths and a dummy, raN in init_net) for STORM_SECS: per netdev an
-# adder (`rdma link add stormN`) and a remover (`ip link del` of raN,
-# made again, or raN moved to another namespace and back), one deleter
-# (`rdma link delete` of every stormN, as soon as it shows), and one
-# flapper (raN down and up, in batches: each holds RTNL across an RCU
-# grace period, so an add that waits for RTNL after ib_register_device()
-# stays in the window while an unregistration runs).  Then: every loop
-# ended (its commands returned), every stormN left names its raN in
-# init_net, none outlives raN's deletion, no debugfs file of a device
-# outlives it, `rmmod sroce` is clean and the kernel log too.
+# delete` or the netdev's unregistration freed meanwhile.  A storm on
+# STORM_SLOTS netdevs at once (veths and a dummy, raN in init_net) for
+# STORM_SECS: per netdev an adder (`rdma link add stormN`) and a remover
+# (`ip link del` of raN, made again, or raN moved to another namespace
+# and back), one deleter (`rdma link delete` of every stormN as soon as
+# it shows), and one flapper (raN down and up, in batches: each holds
+# RTNL across an RCU grace period, so an add that waits for RTNL after
+# ib_register_device() stays in the window while an unregistration
+# runs).  Then: every loop ended (its commands returned), the kernel log
+# is clean, every stormN left names its raN in init_net, none outlives
+# raN's deletion, nor its debugfs file the device.  Before the fix the
+# port sync WARNed in ib_unregister_device_queued() on a device whose
+# unregistration had finished.  The case after this one unloads sroce.
 STORM_SLOTS=3
 STORM_SECS=12
 
@@ -1014,7 +956,6 @@ cases() {
 	local r
 	run_setup "two namespaces routed through init_net, sroce0 and sroce1" test_setup
 	run_test "verified traffic between sroce0 and sroce1" test_traffic
-	run_test "add-race: rdma link add against ip link del and rdma link delete" test_add_race
 	for ((r = 0; r < ITER; r++)); do
 		run_test "link-delete $r: rdma link delete sroce$((r % 2)) under traffic" test_link_delete "$r"
 		run_test "netdev $r: the netdev of sroce$(((r + 1) % 2)) unregistered under traffic" test_netdev "$r"

@@ -17,12 +17,14 @@
 #                 IBV_WC_REM_ACCESS_ERR, no byte of the region changes
 #                 after ibv_dereg_mr() returned)
 #
-# and once, before the rounds (issue #34 finding 5):
+# and once, after the rounds (issue #34 finding 5):
 #
-#   add-race      `rdma link add` raced against `ip link del` of its
-#                 netdev and `rdma link delete` of the new device, at
-#                 delays sweeping the add: every command returns, no device
-#                 outlives its netdev, the kernel log stays clean
+#   add-storm     `rdma link add` on three netdevs at once for 12 s against
+#                 their removal (`ip link del`, a move to another
+#                 namespace and back) and `rdma link delete` of the
+#                 devices, RTNL kept busy: every command returns, no device
+#                 outlives its netdev or follows it out of init_net, nor
+#                 its debugfs file the device, the kernel log stays clean
 #
 # After each: the command returned in bounded time, the torture process
 # ended by itself within its deadline with the lost device's
@@ -56,8 +58,8 @@
 # memory recorded after the first round and compared after the last one
 # shows a leak per round.  SROCE_LIFECYCLE_ITER sets the rounds (default
 # 2, as in make check; make check-lifecycle runs 4);
-# SROCE_LIFECYCLE_ONLY (an extended regular expression over add-race,
-# link-delete, netdev, netns, kill, rmmod, dereg) runs only the loops it matches and
+# SROCE_LIFECYCLE_ONLY (an extended regular expression over link-delete,
+# netdev, netns, kill, rmmod, dereg, add-storm) runs only the loops it matches and
 # skips the others (while iterating on one of them).
 #
 # Runs in a guest (qemu/run-guest) as root.
@@ -66,6 +68,8 @@
 
 NS_A=sroce-lc-a-$$
 NS_B=sroce-lc-b-$$
+# Where add-storm moves its netdevs.
+NS_R=sroce-lc-r-$$
 TORTURE=$SROCE_REPO/build/userspace/tools/sroce-torture
 HOSTILE=$SROCE_REPO/build/userspace/tools/sroce-hostile
 OBJTEST=$SROCE_REPO/build/userspace/tools/sroce-objtest
@@ -98,6 +102,7 @@ lifecycle_cleanup() {
 	rdma link delete sroce1 2>/dev/null
 	ip netns del "$NS_A" 2>/dev/null
 	ip netns del "$NS_B" 2>/dev/null
+	ip netns del "$NS_R" 2>/dev/null
 	ip link del pa 2>/dev/null
 	ip link del pb 2>/dev/null
 	sroce_unload 2>/dev/null
@@ -538,56 +543,176 @@ remove_bg() {
 
 # Issue #34 finding 5: between ib_register_device() and its port sync
 # under RTNL, sroce_dev_create() must not touch a device that `rdma link
-# delete` or the netdev's unregistration freed meanwhile.  Each of
-# ADD_RACES rounds adds sroce2 on a fresh veth (rc0) in init_net while,
-# after a delay that sweeps the time one add takes (measured first), rc0
-# is deleted (odd rounds) or sroce2 is (even rounds, a deleter retrying
-# until the device exists).  Whichever wins, every command returns,
-# sroce2 does not outlive rc0, and the log stays clean (before the fix,
-# the port sync's ib_unregister_device_queued() of a device already
-# unregistered would WARN).  The window is a few instructions wide: this
-# is a stress loop (about 30 s under TCG), which did not fail on the
-# driver before the fix (a reference across the window, device.c).
-ADD_RACES=16
-test_add_race() {
-	local i mark t0 us delay add del added=0
-	only add-race
-	mark=$(log_mark)
-	ip link add rc0 type veth peer name rc1
-	t0=${EPOCHREALTIME//[!0-9]/}
-	rdma link add sroce2 type sroce netdev rc0
-	us=$((${EPOCHREALTIME//[!0-9]/} - t0))
-	rdma link delete sroce2
-	ip link del rc0
-	echo "one rdma link add takes $((us / 1000)) ms"
-	for ((i = 0; i < ADD_RACES; i++)); do
-		ip link add rc0 type veth peer name rc1
-		delay=$(printf '%d.%06d' $((us * (i >> 1) * 2 / ADD_RACES / 1000000)) \
-			$((us * (i >> 1) * 2 / ADD_RACES % 1000000)))
-		# The remover first: it starts as slowly as the add does.
-		if ((i % 2)); then
-			(sleep "$delay"; ip link del rc0) &
-		else
-			(sleep "$delay"
-			 for _ in $(seq 200); do
-				rdma link delete sroce2 2>/dev/null && break
-			 done) &
-		fi
-		del=$!
-		timeout 20 rdma link add sroce2 type sroce netdev rc0 \
-			2>/dev/null &
-		add=$!
-		if wait "$add"; then
-			added=$((added + 1))
-		elif [ $? -eq 124 ]; then
-			fail "round $i: rdma link add did not return"
-		fi
-		wait "$del"
-		ip link del rc0 2>/dev/null || true
-		wait_for "$REMOVE_WAIT" rdma_dev_gone sroce2 ||
-			fail "round $i: sroce2 outlived its netdev"
+# delete` or the netdev's unregistration freed meanwhile.  A storm on
+# STORM_SLOTS netdevs at once (veths and a dummy, raN in init_net) for
+# STORM_SECS: per netdev an adder (`rdma link add stormN`) and a remover
+# (`ip link del` of raN, made again, or raN moved to another namespace
+# and back), one deleter (`rdma link delete` of every stormN as soon as
+# it shows), and one flapper (raN down and up, in batches: each holds
+# RTNL across an RCU grace period, so an add that waits for RTNL after
+# ib_register_device() stays in the window while an unregistration
+# runs).  Then: every loop ended (its commands returned), the kernel log
+# is clean, every stormN left names its raN in init_net, none outlives
+# raN's deletion, nor its debugfs file the device.  Before the fix the
+# port sync WARNed in ib_unregister_device_queued() on a device whose
+# unregistration had finished.  The case after this one unloads sroce.
+STORM_SLOTS=3
+STORM_SECS=12
+
+# storm_netdev N: raN made (a dummy for N = 1, else a veth) and up.
+storm_netdev() {
+	if [ "$1" -eq 1 ]; then
+		ip link add ra1 type dummy
+	else
+		ip link add "ra$1" type veth peer name "rb$1"
+	fi
+	ip link set "ra$1" up
+}
+
+# storm_count NAME: how often the storm's NAME succeeded (one line each).
+storm_count() {
+	cat "$WORK"/storm-*."$1" 2>/dev/null | wc -l
+}
+
+# storm_loops END: the loops, in the background, until SECONDS is END;
+# their pids in STORM_PIDS.  Each line of $WORK/storm-*.EVENT is one
+# EVENT that succeeded.
+storm_loops() {
+	local end=$1 n flaps=
+	STORM_PIDS=()
+	for ((n = 0; n < 8; n++)); do
+		flaps+="link set ra$((n % STORM_SLOTS)) down"$'\n'
+		flaps+="link set ra$((n % STORM_SLOTS)) up"$'\n'
 	done
-	echo "rdma link add succeeded in $added of $ADD_RACES rounds"
+	for ((n = 0; n < STORM_SLOTS; n++)); do
+		(set +e
+		 while [ "$SECONDS" -lt "$end" ]; do
+			rdma link add "storm$n" type sroce netdev "ra$n" 2>/dev/null &&
+				echo >> "$WORK/storm-$n.add"
+		 done) &
+		STORM_PIDS+=($!)
+		(set +e
+		 r=$n
+		 while [ "$SECONDS" -lt "$end" ]; do
+			sleep "$(printf '0.%03d' $((RANDOM % 400)))"
+			if ((r++ % 2)); then
+				ip link set "ra$n" netns "$NS_R" &&
+					echo >> "$WORK/storm-$n.move"
+				ip -n "$NS_R" link set "ra$n" netns 1
+				ip link set "ra$n" up
+			else
+				ip link del "ra$n" && echo >> "$WORK/storm-$n.del"
+				storm_netdev "$n"
+			fi
+		 done) 2>/dev/null &
+		STORM_PIDS+=($!)
+	done
+	# The deleter starts `rdma link delete` once a device shows in sysfs
+	# (device_add(), early in ib_register_device()); it polls every 20 ms
+	# without a process (read -t on a FIFO nobody writes).
+	mkfifo "$WORK/storm-fifo"
+	(set +e
+	 exec 9<> "$WORK/storm-fifo"
+	 while [ "$SECONDS" -lt "$end" ]; do
+		for ((n = 0; n < STORM_SLOTS; n++)); do
+			[ -e "/sys/class/infiniband/storm$n" ] || continue
+			rdma link delete "storm$n" 2>/dev/null &&
+				echo >> "$WORK/storm-x.delete"
+		done
+		read -r -t 0.02 -u 9
+	 done) &
+	STORM_PIDS+=($!)
+	(set +e
+	 while [ "$SECONDS" -lt "$end" ]; do
+		ip -force -batch - <<< "$flaps" 2>/dev/null
+	 done) &
+	STORM_PIDS+=($!)
+}
+
+# storm_ended: every loop of the storm ended.
+storm_ended() {
+	local p
+	for p in "${STORM_PIDS[@]}"; do
+		pid_gone "$p" || return 1
+	done
+}
+
+# storm_stuck: the processes left, with the kernel stacks of those asleep
+# in the kernel; then killed.
+storm_stuck() {
+	local p
+	ps -eo pid,ppid,stat,wchan:32,args
+	for p in /proc/[0-9]*; do
+		[ "$(awk '{ print $3 }' "$p/stat" 2>/dev/null)" = D ] || continue
+		echo "$(cat "$p/comm") ${p#/proc/}:"
+		cat "$p/stack" 2>/dev/null || true
+	done
+	for p in "${STORM_PIDS[@]}"; do
+		pkill -9 -P "$p" 2>/dev/null || true
+		kill -9 "$p" 2>/dev/null || true
+	done
+}
+
+# storm_consistent: every stormN shown by `rdma link show` names raN as
+# its netdev, and raN is in init_net.
+storm_consistent() {
+	local links n
+	links=$(rdma link show)
+	for ((n = 0; n < STORM_SLOTS; n++)); do
+		grep -q "^link storm$n/" <<< "$links" || continue
+		grep -Eq "^link storm$n/.* netdev ra$n( |\$)" <<< "$links" &&
+			[ -e "/sys/class/net/ra$n" ] || return 1
+	done
+}
+
+# storm_gone: no stormN device, no debugfs file of one.
+storm_gone() {
+	! grep -q '^link storm' <<< "$(rdma link show)" &&
+		! compgen -G '/sys/kernel/debug/sroce/storm*' > /dev/null
+}
+
+test_add_storm() {
+	local mark n t0
+	only add-storm
+	reap
+	[ -d /sys/kernel/debug/sroce ] || fail "no /sys/kernel/debug/sroce: debugfs is not mounted"
+	mark=$(log_mark)
+	ip netns add "$NS_R"
+	for ((n = 0; n < STORM_SLOTS; n++)); do
+		storm_netdev "$n"
+	done
+	rm -f "$WORK"/storm-*
+	t0=$SECONDS
+	storm_loops $((t0 + STORM_SECS))
+	if ! wait_for $((STORM_SECS + 30)) storm_ended; then
+		storm_stuck
+		fail "a loop of the storm is still running $((STORM_SECS + 30)) s after it began (a command stuck)"
+	fi
+	echo "the loops ended after $((SECONDS - t0)) s: $(storm_count add) devices added," \
+		"$(storm_count delete) deleted, $(storm_count del) netdevs deleted," \
+		"$(storm_count move) moved to $NS_R"
+	# Before the fix: the WARN of ib_unregister_device_queued() from
+	# sroce_dev_create() on a device already unregistered.
+	log_clean "$mark"
+	# Loops that did nothing raced nothing.
+	if [ "$(storm_count add)" -lt 3 ] || [ "$(storm_count delete)" -lt 1 ] ||
+		[ $(($(storm_count del) + $(storm_count move))) -lt 2 ]; then
+		fail "the storm did not run every kind of event"
+	fi
+	grep '^link storm' <<< "$(rdma link show)" || true
+	if ! wait_for "$REMOVE_WAIT" storm_consistent; then
+		rdma link show
+		fail "a storm device outlived its netdev or left init_net with it"
+	fi
+	for ((n = 0; n < STORM_SLOTS; n++)); do
+		ip link del "ra$n" 2>/dev/null || ip -n "$NS_R" link del "ra$n" 2>/dev/null || true
+	done
+	ip netns del "$NS_R"
+	if ! wait_for "$REMOVE_WAIT" storm_gone; then
+		rdma link show
+		ls /sys/kernel/debug/sroce
+		fail "a storm device, or its debugfs file, outlived its netdev"
+	fi
 	log_clean "$mark"
 }
 
@@ -831,7 +956,6 @@ cases() {
 	local r
 	run_setup "two namespaces routed through init_net, sroce0 and sroce1" test_setup
 	run_test "verified traffic between sroce0 and sroce1" test_traffic
-	run_test "add-race: rdma link add against ip link del and rdma link delete" test_add_race
 	for ((r = 0; r < ITER; r++)); do
 		run_test "link-delete $r: rdma link delete sroce$((r % 2)) under traffic" test_link_delete "$r"
 		run_test "netdev $r: the netdev of sroce$(((r + 1) % 2)) unregistered under traffic" test_netdev "$r"
@@ -843,6 +967,7 @@ cases() {
 			run_setup "kernel memory recorded after the first round" test_baseline
 	done
 	run_test "no kernel memory leaked over rounds 1 to $((ITER - 1))" test_no_leak
+	run_test "add-storm: rdma link add on $STORM_SLOTS netdevs against their removal for $STORM_SECS s" test_add_storm
 	run_test "devices deleted, sroce unloads" test_unload
 }
 

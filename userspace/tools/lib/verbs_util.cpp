@@ -60,6 +60,10 @@ const char *kind(ibv_srq * /*unused*/)
 {
 	return "SRQ";
 }
+const char *kind(ibv_xrcd * /*unused*/)
+{
+	return "XRC domain";
+}
 
 void destroy_failed(const char *kind, int err)
 {
@@ -69,6 +73,11 @@ void destroy_failed(const char *kind, int err)
 int dealloc_mw(ibv_mw *mw)
 {
 	return ibv_dealloc_mw(mw);
+}
+
+int close_xrcd(ibv_xrcd *xrcd)
+{
+	return ibv_close_xrcd(xrcd);
 }
 
 /* ---- devices ------------------------------------------------------------- */

@@ -45,6 +45,7 @@ const char *kind(ibv_mw *);
 const char *kind(ibv_qp *);
 const char *kind(ibv_ah *);
 const char *kind(ibv_srq *);
+const char *kind(ibv_xrcd *);
 
 /* Reports "destroying a KIND: strerror(err)". */
 void destroy_failed(const char *kind, int err);
@@ -61,7 +62,9 @@ struct destroyer {
 	}
 };
 
+/* Out of line: ibv_dealloc_mw() and ibv_close_xrcd() are static inline. */
 int dealloc_mw(ibv_mw *mw);
+int close_xrcd(ibv_xrcd *xrcd);
 
 using context_ptr =
 	std::unique_ptr<ibv_context, destroyer<ibv_context, ibv_close_device>>;
@@ -75,6 +78,7 @@ using mw_ptr = std::unique_ptr<ibv_mw, destroyer<ibv_mw, dealloc_mw>>;
 using qp_ptr = std::unique_ptr<ibv_qp, destroyer<ibv_qp, ibv_destroy_qp>>;
 using ah_ptr = std::unique_ptr<ibv_ah, destroyer<ibv_ah, ibv_destroy_ah>>;
 using srq_ptr = std::unique_ptr<ibv_srq, destroyer<ibv_srq, ibv_destroy_srq>>;
+using xrcd_ptr = std::unique_ptr<ibv_xrcd, destroyer<ibv_xrcd, close_xrcd>>;
 
 /* ---- devices ------------------------------------------------------------- */
 

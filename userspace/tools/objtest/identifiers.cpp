@@ -38,17 +38,6 @@ using namespace verbs_util;
 
 namespace {
 
-struct xrcd_deleter {
-	void operator()(ibv_xrcd *x) const
-	{
-		const int ret = ibv_close_xrcd(x);
-
-		if (ret != 0)
-			destroy_failed("xrcd", ret);
-	}
-};
-using xrcd_ptr = std::unique_ptr<ibv_xrcd, xrcd_deleter>;
-
 /* Whether samples of a bits-bit identifier look drawn at random. */
 bool unguessable(const char *what, const std::vector<std::uint32_t> &s,
 		 unsigned int bits)

@@ -13,14 +13,6 @@
 
 namespace xrctest {
 
-void xrcd_deleter::operator()(ibv_xrcd *x) const noexcept
-{
-	const int ret = ibv_close_xrcd(x);
-
-	if (ret != 0)
-		destroy_failed("XRC domain", ret);
-}
-
 domain::~domain()
 {
 	xrcd.reset();

@@ -24,11 +24,6 @@ using namespace verbs_util;
 constexpr std::size_t buf_size = 64 * 1024;
 constexpr std::size_t slot_size = 8 * 1024;
 
-struct xrcd_deleter {
-	void operator()(ibv_xrcd *x) const noexcept;
-};
-using xrcd_ptr = std::unique_ptr<ibv_xrcd, xrcd_deleter>;
-
 /*
  * An XRC domain opened with a new file (O_CREAT on a temporary file, kept
  * open so another context can open the same domain with xrcd_fd).

@@ -238,9 +238,10 @@ test_ext() {
 
 # Selective repeat (issue #36): a READ ahead of a missing WRITE is held
 # and runs in its turn; a READ asked in pieces is asked again once for a
-# lost PSN, not a run's budget of times; forged selective ACKs naming PSNs never
-# sent are refused whole and acknowledge nothing; to a pair that granted
-# no selective repeat (sroce.sr=0), SXH packets are unknown opcodes.
+# lost PSN, not a run's budget of times; forged selective ACKs naming PSNs
+# never sent are refused whole and acknowledge nothing; to a pair that
+# granted no selective repeat (sroce.sr=0), SXH packets are unknown
+# opcodes.
 test_sr() {
 	selected sr
 	hostile sr-

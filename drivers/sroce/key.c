@@ -10,9 +10,9 @@
  * drawn, none can be predicted from the others), and a variant byte,
  * random per registration, in the low 8 bits (the consumer's byte of
  * ib_update_fast_reg_key() and ibv_inc_rkey()).  Index 0 is never used:
- * key 0 is always invalid.  Memory
- * windows (mw.c) take their rkeys from the same table, their entries
- * tagged SROCE_KEY_TAG_MW: an rkey may name either, an lkey only a region.
+ * key 0 is always invalid.  Memory windows (mw.c) take their rkeys from
+ * the same table, their entries tagged SROCE_KEY_TAG_MW: an rkey may name
+ * either, an lkey only a region.
  *
  * Lookups run under RCU: an entry found takes a reference on its region
  * (kref_get_unless_zero()) before the read side ends.  Removal
